@@ -1,0 +1,203 @@
+/*
+ * main.c - start-up, in order: options, signals, limits, log, socket, jail,
+ * user, detach, serve.  Anything that can fail does so here, with one line
+ * on stderr and a non-zero exit, before the server detaches.
+ */
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mrhttpd.h"
+#include "log.h"
+
+struct settings settings = {
+	.set_port = CONFIG_SERVER_PORT,
+	.set_addr = CONFIG_SERVER_ADDR,
+	.set_public = CONFIG_PUBLIC_DIR,
+	.set_public_fd = -1,
+};
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("mrhttpd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: mrhttpd [-fV] [-a address] [-p port] [-r public_dir]\n");
+	exit(2);
+}
+
+static void
+version(void)
+{
+#define FEATURE_LINE(name, on) printf("%s: %s\n", name, (on) ? "yes" : "no");
+	printf("mrhttpd %s\n", MRHTTPD_VERSION);
+	FEATURE_LIST(FEATURE_LINE)
+	printf("log-level: %d\n", CONFIG_LOG_LEVEL);
+}
+
+static int
+parse_port(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || *s == '\0' || *end != '\0' || v < 1 || v > 65535)
+		die("-p %s: not a port number (1-65535)", s);
+	return (int)v;
+}
+
+/*
+ * Forks into the background.  The parent exits only when the child says it
+ * serves (0) or dies first (1).  Returns the child's end of the pipe.
+ */
+static int
+detach(void)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		die("pipe: %s", strerror(errno));
+	if ((pid = fork()) == -1)
+		die("fork: %s", strerror(errno));
+	if (pid > 0) {
+		close(p[1]);
+		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(p[0]);
+	setsid();
+	return p[1];
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct passwd *pw = NULL;
+	struct rlimit rl;
+	sigset_t set;
+	char err[256];
+	int ch, nullfd, ready = -1;
+
+	/* options: compiled-in values, a few overridable for testing */
+	while ((ch = getopt(argc, argv, "a:fp:r:V")) != -1) {
+		switch (ch) {
+		case 'a':
+			settings.set_addr = optarg;
+			break;
+		case 'f':
+			settings.set_foreground = 1;
+			break;
+		case 'p':
+			settings.set_port = parse_port(optarg);
+			break;
+		case 'r':
+			if (optarg[0] != '/')
+				die("-r %s: must be an absolute path", optarg);
+			settings.set_public = optarg;
+			break;
+		case 'V':
+			version();
+			return 0;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	settings.set_public_len = strlen(settings.set_public);
+	while (settings.set_public_len > 1 &&
+	    settings.set_public[settings.set_public_len - 1] == '/')
+		settings.set_public_len--;
+
+	/* signals: a vanished client must not kill us; the rest is sigwait's */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	/* limits: every connection needs a descriptor */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if ((nullfd = open("/dev/null", O_RDWR)) != -1) {
+		/* keep 0-2 taken, so no socket ends up as stdout */
+		while (nullfd < 2 && (nullfd = dup(nullfd)) != -1)
+			;
+		if (nullfd > 2)
+			close(nullfd);
+	}
+
+	/* user: looked up before the jail, which may have no /etc/passwd */
+	if (ENABLE_SETUID && (pw = getpwnam(CONFIG_SYSTEM_USER)) == NULL)
+		die("unknown user %s", CONFIG_SYSTEM_USER);
+	if (!ENABLE_SETUID && geteuid() == 0)
+		fprintf(stderr, "mrhttpd: warning: running as root "
+		    "(set SYSTEM_USER to drop privileges)\n");
+
+	/* log: opened as root and before the jail */
+	if (log_open() == -1)
+		die("cannot open log file %s: %s", CONFIG_LOG_FILE,
+		    strerror(errno));
+
+	/* socket: bound before dropping root, so ports below 1024 work */
+	if (server_listen(settings.set_addr, settings.set_port, err,
+	    sizeof(err)) == -1)
+		die("%s", err);
+
+	/* security: jail, then user */
+	if (ENABLE_CHROOT) {
+		if (chroot(CONFIG_SERVER_ROOT) == -1)
+			die("chroot %s: %s", CONFIG_SERVER_ROOT, strerror(errno));
+		if (chdir("/") == -1)
+			die("chdir /: %s", strerror(errno));
+	}
+	settings.set_public_fd = open(settings.set_public,
+	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (settings.set_public_fd == -1)
+		die("PUBLIC_DIR %s: %s", settings.set_public, strerror(errno));
+	if (ENABLE_SETUID) {
+		if (setgroups(1, &pw->pw_gid) == -1 ||
+		    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1)
+			die("cannot become user %s: %s", CONFIG_SYSTEM_USER,
+			    strerror(errno));
+		if (pw->pw_uid != 0 && setuid(0) != -1)
+			die("dropping root to %s did not stick", CONFIG_SYSTEM_USER);
+	}
+
+	/* detach, unless told to stay */
+	if (ENABLE_DETACH && !settings.set_foreground)
+		ready = detach();
+
+	/* main loop */
+	log_info("mrhttpd %s listening on port %d", MRHTTPD_VERSION,
+	    settings.set_port);
+	server_run(ready);
+	log_info("stopped");
+	return 0;
+}

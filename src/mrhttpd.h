@@ -1,0 +1,156 @@
+/* mrhttpd.h - shared structures and prototypes. */
+#ifndef MRHTTPD_H
+#define MRHTTPD_H
+
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <config.h>	/* generated, from -I$(BUILD) */
+
+/*
+ * The features -V reports, one line each.  A new compile-time feature adds
+ * one X() line here and its ENABLE_ switch in configure.
+ */
+#define FEATURE_LIST(X) \
+	X("sendfile", ENABLE_SENDFILE) \
+	X("log", ENABLE_LOG) \
+	X("log-file", ENABLE_LOG_FILE) \
+	X("error-pages", ENABLE_PRIVATE_DIR) \
+	X("default-index", ENABLE_DEFAULT_INDEX) \
+	X("ext-file-cmd", ENABLE_EXT_FILE_CMD) \
+	X("query-hack", ENABLE_QUERY_HACK) \
+	X("pragma", ENABLE_PRAGMA) \
+	X("detach", ENABLE_DETACH) \
+	X("chroot", ENABLE_CHROOT) \
+	X("setuid", ENABLE_SETUID) \
+	X("cgi", 0) \
+	X("put", 0) \
+	X("auto-index", 0) \
+	X("auth", 0)
+
+enum {
+	PATH_MAX_LEN = 4096,		/* longest decoded request path */
+	HEAD_MAX = CONFIG_HTTP_HEADER_LENGTH,
+};
+
+/* Run-time settings: compiled-in values, some overridable on the command line. */
+struct settings {
+	int		 set_port;
+	int		 set_public_fd;	/* the document root, opened at start */
+	const char	*set_addr;
+	const char	*set_public;	/* document root as the server sees it */
+	size_t		 set_public_len;
+	int		 set_foreground;
+};
+extern struct settings settings;
+
+/* Methods the parser knows by name.  Only GET and HEAD are served so far. */
+enum method {
+	M_UNKNOWN = 0, M_GET, M_HEAD, M_POST, M_PUT, M_DELETE, M_OPTIONS,
+	M_TRACE, M_CONNECT, M_PATCH,
+};
+
+enum { MAX_HEADERS = 64 };
+
+struct header {
+	const char	*h_name;	/* not terminated: h_name_len bytes */
+	size_t		 h_name_len;
+	const char	*h_value;	/* NUL-terminated, whitespace trimmed */
+};
+
+/*
+ * One parsed request head.  Every pointer points into the connection's
+ * receive buffer; nothing is allocated.  The request line stays intact
+ * for the log, so the target is a pointer and a length.
+ */
+struct request {
+	enum method	 req_method;
+	const char	*req_line;	/* "GET / HTTP/1.1", NUL-terminated */
+	size_t		 req_method_len;
+	const char	*req_target;	/* origin-form; absolute-form reduced to it */
+	size_t		 req_target_len; /* with the query */
+	size_t		 req_path_len;	/* up to '?' */
+	const char	*req_query;	/* after '?', or NULL */
+	size_t		 req_query_len;
+	int		 req_minor;	/* HTTP/1.x */
+	int		 req_keepalive;	/* what the client asked for */
+	int		 req_chunked;	/* Transfer-Encoding ends in chunked */
+	long long	 req_clen;	/* Content-Length, -1 when absent */
+	const char	*req_host;
+	const char	*req_ua;
+	const char	*req_referer;
+	int		 req_nhdrs;
+	struct header	 req_hdrs[MAX_HEADERS];
+};
+
+/*
+ * request_parse: parses the head in buf[0..len) in place.
+ * Returns the length of the head (> 0) once it is complete, 0 when more bytes
+ * are needed, or -status (-400, -501, -505) for a request to refuse.
+ * *scanned carries where the previous call stopped looking for the end of
+ * the head, so a slow client does not make us rescan; start it at 0.
+ */
+int	 request_parse(struct request *, char *, size_t, size_t *);
+enum method method_lookup(const char *, size_t);
+
+/* util.c */
+/*
+ * url_decode: percent-decodes src[0..n) into dst (at most dstsz-1 bytes plus
+ * NUL).  Returns the decoded length, or -1 on an invalid escape, an encoded
+ * or literal NUL, or when dst is too small.
+ */
+ssize_t	 url_decode(const char *, size_t, char *, size_t);
+/*
+ * path_normalize: in place, folds "//", "/./" and "/x/.." in an absolute path.
+ * Returns the new length, or -1 when the path is not absolute or ".." would
+ * climb above the root.  A trailing slash is kept.
+ */
+ssize_t	 path_normalize(char *);
+char	*fmt_uint(char *, unsigned long long);
+char	*fmt_http_date(char *, time_t);	/* writes 29 bytes */
+const char *http_date_now(time_t *);	/* this thread's cached Date value */
+
+/* mime.c: type for the file name's suffix, or NULL when unknown. */
+const char *mime_lookup(const char *, size_t);
+
+/*
+ * io.c: a connection's byte stream.  All request code reads and writes
+ * through these, so TLS or HTTP/2 can replace them later.
+ */
+struct conn {
+	int		 c_fd;
+	int		 c_close;	/* reply with Connection: close, then close */
+	struct sockaddr_storage c_peer;
+	char		 c_addr[48];	/* peer address, printable */
+	size_t		 c_len;		/* bytes in c_buf */
+	char		*c_buf;		/* HEAD_MAX + 1 bytes, on the thread's stack */
+};
+ssize_t	 conn_read(struct conn *, void *, size_t);
+int	 conn_writev(struct conn *, struct iovec *, int);
+int	 conn_writev_more(struct conn *, struct iovec *, int, int);
+int	 conn_write(struct conn *, const void *, size_t);
+int	 conn_sendfile(struct conn *, int, off_t, off_t);
+int	 conn_wait_readable(struct conn *, int);
+
+/* response.c */
+struct reply {
+	int		 rp_status;
+	long long	 rp_bytes;	/* body bytes sent, for the log */
+};
+const char *response_reason(int);
+int	 response_error(struct conn *, struct request *, struct reply *, int);
+char	*response_head(char *, int, int, struct conn *);
+
+/* file.c */
+int	 file_serve(struct conn *, struct request *, struct reply *);
+
+/* server.c */
+int	 server_listen(const char *, int, char *, size_t);
+void	 server_run(int);
+extern volatile int server_stopping;
+
+#endif

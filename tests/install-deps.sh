@@ -1,0 +1,133 @@
+#!/bin/sh
+# install-deps.sh - install the Debian packages the test suite uses.
+#
+# Usage: tests/install-deps.sh [PACKAGE...]
+#
+# Checks PACKAGES (or the packages named as arguments) with dpkg-query and,
+# when run as root on a system with apt-get, installs the missing ones.
+# Otherwise it only lists them.  It always exits 0: a package that is missing
+# or cannot be installed is a warning, and the tests that need its tool skip
+# themselves with a reason.  MRHTTPD_NO_INSTALL=1 lists without installing.
+
+# Tools the tests run; keep them in this one list.
+PACKAGES="curl apache2-utils wrk file busybox-static dash musl-tools procps psmisc iproute2"
+
+# How long one apt-get run may take before we give up on it, in seconds.
+APT_TIMEOUT=600
+
+me=install-deps
+
+say()
+{
+	printf '%s: %s\n' "$me" "$*"
+}
+
+warn()
+{
+	printf '%s: warning: %s\n' "$me" "$*" >&2
+}
+
+# True when dpkg has PKG fully installed (for every architecture it has).
+installed()
+{
+	case $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) in
+	*" ok installed")
+		return 0 ;;
+	esac
+	return 1
+}
+
+# Prints the packages of the list that are not installed.
+missing_of()
+{
+	out=
+	for p in "$@"; do
+		installed "$p" || out="$out $p"
+	done
+	printf '%s\n' "${out# }"
+}
+
+# True when apt knows a version of PKG it could install.
+available()
+{
+	cand=$(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+	[ -n "$cand" ] && [ "$cand" != "(none)" ]
+}
+
+# apt-get, non-interactive, bounded in time, waiting a while for the dpkg
+# lock instead of failing at once when another apt is running.
+aptget()
+{
+	set -- apt-get -qq -o Dpkg::Lock::Timeout=120 -o Dpkg::Use-Pty=0 "$@"
+	if command -v timeout >/dev/null 2>&1; then
+		set -- timeout "$APT_TIMEOUT" "$@"
+	fi
+	DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+if [ $# -gt 0 ]; then
+	PACKAGES="$*"
+fi
+
+# Word splitting of the list is wanted from here on.
+# shellcheck disable=SC2086
+set -- $PACKAGES
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	say "no dpkg-query, not Debian: install these by hand if tests skip: $*"
+	exit 0
+fi
+
+missing=$(missing_of "$@")
+if [ -z "$missing" ]; then
+	say "all $# packages present"
+	exit 0
+fi
+
+why=
+if [ "${MRHTTPD_NO_INSTALL:-0}" != 0 ]; then
+	why="MRHTTPD_NO_INSTALL is set"
+elif [ "$(id -u)" != 0 ]; then
+	why="not root"
+elif ! command -v apt-get >/dev/null 2>&1; then
+	why="no apt-get"
+fi
+if [ -n "$why" ]; then
+	say "missing: $missing"
+	say "not installing ($why); tests needing them will skip"
+	exit 0
+fi
+
+say "installing: $missing"
+# The package lists may be missing (fresh machine) or stale; if the update
+# fails, the old lists may still do.
+aptget update || warn "apt-get update failed; trying the lists we have"
+
+# A package apt has never heard of would make the whole install fail, so
+# leave such packages out with a warning.
+want=
+for p in $missing; do
+	if available "$p"; then
+		want="$want $p"
+	else
+		warn "package $p is not available from apt; skipping it"
+	fi
+done
+
+# shellcheck disable=SC2086
+if [ -n "$want" ] && ! aptget install -y --no-install-recommends $want; then
+	# Find out which one broke, and keep the rest.
+	for p in $want; do
+		aptget install -y --no-install-recommends "$p" ||
+		    warn "could not install $p"
+	done
+fi
+
+# shellcheck disable=SC2086
+left=$(missing_of $missing)
+if [ -n "$left" ]; then
+	warn "still missing: $left; tests needing them will skip"
+else
+	say "done"
+fi
+exit 0
