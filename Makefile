@@ -60,6 +60,7 @@ $(BUILD)/mrhttpd: $(OBJS)
 
 # --- trying it out -------------------------------------------------------------
 RUN_DIR = build/run
+ifneq ($(CONF),$(RUN_DIR)/run.conf)
 $(RUN_DIR)/run.conf: $(CONF)
 	@mkdir -p $(RUN_DIR)
 	@{ cat $(CONF); echo; echo '# make run: serve the sample site, log to the terminal'; \
@@ -67,6 +68,7 @@ $(RUN_DIR)/run.conf: $(CONF)
 	  echo 'PRIVATE_DIR=$(CURDIR)/www/private'; \
 	  echo 'SERVER_ADDR=127.0.0.1'; echo 'LOG_LEVEL=4'; echo 'LOG_FILE='; \
 	  echo 'DETACH=0'; echo 'SERVER_ROOT='; echo 'SYSTEM_USER='; } > $@
+endif
 
 run: $(RUN_DIR)/run.conf
 	@$(MAKE) --no-print-directory BUILD=$(RUN_DIR) CONF=$(RUN_DIR)/run.conf

@@ -71,7 +71,8 @@ struct request {
 	enum method	 req_method;
 	const char	*req_line;	/* "GET / HTTP/1.1", NUL-terminated */
 	size_t		 req_method_len;
-	const char	*req_target;	/* origin-form; absolute-form reduced to it */
+	const char	*req_target;	/* origin-form; absolute-form reduced to it
+					 * ("/" alone when it has no path) */
 	size_t		 req_target_len; /* with the query */
 	size_t		 req_path_len;	/* up to '?' */
 	const char	*req_query;	/* after '?', or NULL */
@@ -90,7 +91,7 @@ struct request {
 /*
  * request_parse: parses the head in buf[0..len) in place.
  * Returns the length of the head (> 0) once it is complete, 0 when more bytes
- * are needed, or -status (-400, -501, -505) for a request to refuse.
+ * are needed, or -status (-400, -431, -505) for a request to refuse.
  * *scanned carries where the previous call stopped looking for the end of
  * the head, so a slow client does not make us rescan; start it at 0.
  */

@@ -188,8 +188,13 @@ parse_request_line(struct request *r, char *p)
 			if (s == t + (t[4] == ':' ? 7 : 8))
 				return -400;	/* no authority */
 			if (s == v || *s == '?') {
-				/* no path: "http://h" or "http://h?q" means "/" */
-				*--s = '/';
+				/* no path: "http://h" or "http://h?q" means "/";
+				 * the request line stays intact for the log */
+				r->req_target = "/";
+				r->req_target_len = r->req_path_len = 1;
+				r->req_query = s < v ? s + 1 : NULL;
+				r->req_query_len = s < v ? (size_t)(v - s - 1) : 0;
+				goto version;
 			}
 			n -= (size_t)(s - t);
 			t = s;
@@ -208,6 +213,7 @@ parse_request_line(struct request *r, char *p)
 	}
 
 	/* HTTP-version = "HTTP/" DIGIT "." DIGIT, then the end of the line */
+ version:
 	v++;
 	if (strncmp(v, "HTTP/", 5) != 0 || v[5] < '0' || v[5] > '9' ||
 	    v[6] != '.' || v[7] < '0' || v[7] > '9' || v[8] != '\0')
@@ -245,7 +251,8 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 	if ((rc = parse_request_line(r, p)) != 0)
 		return rc;
 
-	for (p = next; *p != '\r' && *p != '\n'; p = next) {
+	/* up to the empty line; a line starting with a bare CR is an error */
+	for (p = next; *p != '\n' && !(*p == '\r' && p[1] == '\n'); p = next) {
 		if ((next = line_end(p, &end)) == NULL)
 			return -400;
 		if (*p == ' ' || *p == '\t')

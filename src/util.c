@@ -22,6 +22,8 @@ url_decode(const char *src, size_t n, char *dst, size_t dstsz)
 	int hi, lo;
 	unsigned char c;
 
+	if (dstsz == 0)
+		return -1;
 	for (i = 0; i < n; i++) {
 		c = (unsigned char)src[i];
 		if (c == '%') {

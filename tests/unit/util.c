@@ -1,0 +1,303 @@
+/*
+ * util.c - unit tests for url_decode(), path_normalize(), fmt_uint() and
+ * fmt_http_date().
+ */
+#include "../../src/util.c"
+
+#include <stdlib.h>
+
+#include "tap.h"
+
+#define S(s)		s, sizeof(s) - 1
+
+/* url_decode(in, inlen, dst, dstsz): the result and, when >= 0, dst. */
+static const struct {
+	int		 line;
+	const char	*in;
+	size_t		 inlen;
+	size_t		 dstsz;
+	ssize_t		 rc;
+	const char	*out;		/* rc bytes (a '\0' each side checked) */
+} decodes[] = {
+	{ __LINE__, S(""), 16, 0, "" },
+	{ __LINE__, S("/plain"), 16, 6, "/plain" },
+	{ __LINE__, S("/a%20b"), 16, 4, "/a b" },
+	{ __LINE__, S("%41%42%43"), 16, 3, "ABC" },
+	{ __LINE__, S("%4a%4A"), 16, 2, "JJ" },
+	{ __LINE__, S("%7e%7E"), 16, 2, "~~" },
+	{ __LINE__, S("%2F%2f"), 16, 2, "//" },
+	{ __LINE__, S("%2e%2E"), 16, 2, ".." },
+	{ __LINE__, S("%c3%A9"), 16, 2, "\xc3\xa9" },
+	{ __LINE__, S("%ff%FF%80"), 16, 3, "\xff\xff\x80" },
+	{ __LINE__, S("%01%1f"), 16, 2, "\x01\x1f" },
+	{ __LINE__, S("%25"), 16, 1, "%" },
+	{ __LINE__, S("%2541"), 16, 3, "%41" },	/* decoded once only */
+	{ __LINE__, S("a+b"), 16, 3, "a+b" },	/* '+' is not a space */
+	{ __LINE__, S("%2B"), 16, 1, "+" },
+	{ __LINE__, S("%zz"), 16, -1, NULL },
+	{ __LINE__, S("%g0"), 16, -1, NULL },
+	{ __LINE__, S("%0g"), 16, -1, NULL },
+	{ __LINE__, S("%:0"), 16, -1, NULL },	/* ':' follows '9' */
+	{ __LINE__, S("%@1"), 16, -1, NULL },	/* '@' precedes 'A' */
+	{ __LINE__, S("%`1"), 16, -1, NULL },	/* '`' precedes 'a' */
+	{ __LINE__, S("% 1"), 16, -1, NULL },
+	{ __LINE__, S("%-1"), 16, -1, NULL },
+	{ __LINE__, S("%4"), 16, -1, NULL },
+	{ __LINE__, S("/a%4"), 16, -1, NULL },
+	{ __LINE__, S("%"), 16, -1, NULL },
+	{ __LINE__, S("/a%"), 16, -1, NULL },
+	{ __LINE__, S("%%41"), 16, -1, NULL },
+	{ __LINE__, S("%00"), 16, -1, NULL },
+	{ __LINE__, S("/a%00.html"), 16, -1, NULL },
+	{ __LINE__, S("/a\0b"), 16, -1, NULL },
+	{ __LINE__, S("\0"), 16, -1, NULL },
+	{ __LINE__, "%41%4", 3, 16, 1, "A" },	/* only n bytes count */
+	{ __LINE__, "%4142", 3, 16, 1, "A" },
+	{ __LINE__, "abc%", 3, 16, 3, "abc" },
+	/* room: dstsz counts the NUL */
+	{ __LINE__, S("abc"), 4, 3, "abc" },	/* exact fit */
+	{ __LINE__, S("abc"), 3, -1, NULL },
+	{ __LINE__, S("%41%42%43"), 4, 3, "ABC" },
+	{ __LINE__, S("%41%42%43"), 3, -1, NULL },
+	{ __LINE__, S("a"), 2, 1, "a" },
+	{ __LINE__, S("a"), 1, -1, NULL },
+	{ __LINE__, S(""), 1, 0, "" },
+	{ __LINE__, S(""), 0, -1, NULL },	/* not even room for the NUL */
+	{ __LINE__, S("a"), 0, -1, NULL },
+};
+
+static void
+test_url_decode(void)
+{
+	char *src, *dst;
+	size_t i, sz;
+	ssize_t rc;
+
+	for (i = 0; i < sizeof(decodes) / sizeof(decodes[0]); i++) {
+		tap_row(decodes[i].line);
+		sz = decodes[i].dstsz;
+		/* exactly sized copies, so ASan sees any access out of range */
+		if ((src = malloc(decodes[i].inlen + 1)) == NULL ||
+		    (dst = malloc(sz + 1)) == NULL)
+			abort();
+		memcpy(src, decodes[i].in, decodes[i].inlen);
+		src[decodes[i].inlen] = '%';	/* must not be read */
+		memset(dst, '#', sz + 1);
+
+		rc = url_decode(src, decodes[i].inlen, dst, sz);
+		is_int(rc, decodes[i].rc, "url_decode(\"%.*s\", %zu, dst, %zu)",
+		    (int)decodes[i].inlen, decodes[i].in, decodes[i].inlen, sz);
+		if (rc >= 0 && decodes[i].rc >= 0) {
+			is_mem(dst, (size_t)rc, decodes[i].out,
+			    "url_decode(\"%.*s\"): bytes", (int)decodes[i].inlen,
+			    decodes[i].in);
+			is_int(dst[rc], '\0', "url_decode(\"%.*s\"): terminated",
+			    (int)decodes[i].inlen, decodes[i].in);
+		}
+		is_int(dst[sz], '#', "url_decode(\"%.*s\", dstsz %zu): nothing "
+		    "written past dstsz", (int)decodes[i].inlen, decodes[i].in,
+		    sz);
+		free(src);
+		free(dst);
+	}
+	tap_row(0);
+}
+
+/* path_normalize(in): the new length and path, or -1. */
+static const struct {
+	int		 line;
+	const char	*in;
+	ssize_t		 rc;
+	const char	*out;
+} paths[] = {
+	{ __LINE__, "/", 1, "/" },
+	{ __LINE__, "//", 1, "/" },
+	{ __LINE__, "///", 1, "/" },
+	{ __LINE__, "/a", 2, "/a" },
+	{ __LINE__, "/a/b/c.html", 11, "/a/b/c.html" },
+	{ __LINE__, "/a/", 3, "/a/" },		/* trailing slash kept */
+	{ __LINE__, "/a/b/", 5, "/a/b/" },
+	{ __LINE__, "/a//b", 4, "/a/b" },
+	{ __LINE__, "/a//b/", 5, "/a/b/" },
+	{ __LINE__, "//a///b//", 5, "/a/b/" },
+	{ __LINE__, "/.", 1, "/" },
+	{ __LINE__, "/./", 1, "/" },
+	{ __LINE__, "/a/./b", 4, "/a/b" },
+	{ __LINE__, "/./a/./", 3, "/a/" },
+	{ __LINE__, "/a/.", 3, "/a/" },
+	{ __LINE__, "/a/..", 1, "/" },
+	{ __LINE__, "/a/../", 1, "/" },
+	{ __LINE__, "/a/../b", 2, "/b" },
+	{ __LINE__, "/a/b/..", 3, "/a/" },
+	{ __LINE__, "/a/b/../", 3, "/a/" },
+	{ __LINE__, "/a/b/../c", 4, "/a/c" },
+	{ __LINE__, "/a/b/../../c", 2, "/c" },
+	{ __LINE__, "/a//..//b", 2, "/b" },	/* "//" folds first */
+	{ __LINE__, "/abc/def/../../x", 2, "/x" },
+	{ __LINE__, "/..", -1, NULL },
+	{ __LINE__, "/../", -1, NULL },
+	{ __LINE__, "/../a", -1, NULL },
+	{ __LINE__, "//..", -1, NULL },
+	{ __LINE__, "/a/../..", -1, NULL },
+	{ __LINE__, "/a/../../b", -1, NULL },
+	{ __LINE__, "/a/b/../../..", -1, NULL },
+	{ __LINE__, "/./..", -1, NULL },
+	{ __LINE__, "/...", 4, "/..." },
+	{ __LINE__, "/.../", 5, "/.../" },
+	{ __LINE__, "/..a", 4, "/..a" },
+	{ __LINE__, "/a..", 4, "/a.." },
+	{ __LINE__, "/.a", 3, "/.a" },
+	{ __LINE__, "/a/.b/..c", 9, "/a/.b/..c" },
+	{ __LINE__, "/a.b/c", 6, "/a.b/c" },
+	{ __LINE__, "/a\\..\\b", 7, "/a\\..\\b" },	/* backslash is plain */
+	{ __LINE__, "/..\\", 4, "/..\\" },
+	{ __LINE__, "/a/..\\..", 8, "/a/..\\.." },
+	{ __LINE__, "relative", -1, NULL },
+	{ __LINE__, "a/../b", -1, NULL },
+	{ __LINE__, "./a", -1, NULL },
+	{ __LINE__, "", -1, NULL },
+	{ __LINE__, "\\a", -1, NULL },
+};
+
+static void
+test_path_normalize(void)
+{
+	char *p;
+	size_t i, n;
+	ssize_t rc;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		tap_row(paths[i].line);
+		n = strlen(paths[i].in);
+		if ((p = malloc(n + 1)) == NULL)
+			abort();
+		memcpy(p, paths[i].in, n + 1);
+		rc = path_normalize(p);
+		is_int(rc, paths[i].rc, "path_normalize(\"%s\")", paths[i].in);
+		if (rc >= 0 && paths[i].rc >= 0) {
+			is_str(p, paths[i].out, "path_normalize(\"%s\"): path",
+			    paths[i].in);
+			is_int(strlen(p), rc, "path_normalize(\"%s\"): length "
+			    "matches", paths[i].in);
+		}
+		free(p);
+	}
+	tap_row(0);
+}
+
+static const struct {
+	int		 line;
+	unsigned long long v;
+	const char	*out;
+} uints[] = {
+	{ __LINE__, 0, "0" },
+	{ __LINE__, 1, "1" },
+	{ __LINE__, 9, "9" },
+	{ __LINE__, 10, "10" },
+	{ __LINE__, 100, "100" },
+	{ __LINE__, 4294967295ULL, "4294967295" },
+	{ __LINE__, 4294967296ULL, "4294967296" },
+	{ __LINE__, 9223372036854775807ULL, "9223372036854775807" },
+	{ __LINE__, 18446744073709551615ULL, "18446744073709551615" },
+};
+
+static void
+test_fmt_uint(void)
+{
+	char buf[32], *end;
+	size_t i;
+
+	for (i = 0; i < sizeof(uints) / sizeof(uints[0]); i++) {
+		tap_row(uints[i].line);
+		memset(buf, '#', sizeof(buf));
+		end = fmt_uint(buf, uints[i].v);
+		is_mem(buf, (size_t)(end - buf), uints[i].out, "fmt_uint(%llu)",
+		    uints[i].v);
+		is_int(*end, '#', "fmt_uint(%llu): nothing written past the end",
+		    uints[i].v);
+	}
+	tap_row(0);
+}
+
+static const struct {
+	int		 line;
+	long long	 t;
+	const char	*out;
+} dates[] = {
+	{ __LINE__, 784111777, "Sun, 06 Nov 1994 08:49:37 GMT" },	/* RFC */
+	{ __LINE__, 0, "Thu, 01 Jan 1970 00:00:00 GMT" },
+	{ __LINE__, 1, "Thu, 01 Jan 1970 00:00:01 GMT" },
+	{ __LINE__, 951827696, "Tue, 29 Feb 2000 12:34:56 GMT" },	/* leap */
+	{ __LINE__, 1709210096, "Thu, 29 Feb 2024 12:34:56 GMT" },	/* leap */
+	{ __LINE__, 951868799, "Tue, 29 Feb 2000 23:59:59 GMT" },
+	{ __LINE__, 951868800, "Wed, 01 Mar 2000 00:00:00 GMT" },
+	{ __LINE__, 946684799, "Fri, 31 Dec 1999 23:59:59 GMT" },
+	{ __LINE__, 946684800, "Sat, 01 Jan 2000 00:00:00 GMT" },
+	{ __LINE__, 1000000000, "Sun, 09 Sep 2001 01:46:40 GMT" },
+	{ __LINE__, 1700000000, "Tue, 14 Nov 2023 22:13:20 GMT" },
+	{ __LINE__, 1720000000, "Wed, 03 Jul 2024 09:46:40 GMT" },
+	{ __LINE__, 2147483647, "Tue, 19 Jan 2038 03:14:07 GMT" },
+};
+
+/* Past 2038: only where time_t has the room. */
+static const struct {
+	int		 line;
+	long long	 t;
+	const char	*out;
+} dates64[] = {
+	{ __LINE__, 2147483648LL, "Tue, 19 Jan 2038 03:14:08 GMT" },
+	{ __LINE__, 4107456000LL, "Sun, 28 Feb 2100 00:00:00 GMT" },
+	{ __LINE__, 4107542400LL, "Mon, 01 Mar 2100 00:00:00 GMT" },	/* no leap */
+	{ __LINE__, 4102444799LL, "Thu, 31 Dec 2099 23:59:59 GMT" },
+	{ __LINE__, 253402300799LL, "Fri, 31 Dec 9999 23:59:59 GMT" },
+};
+
+static void
+check_date(int line, long long t, const char *want)
+{
+	char buf[40], *end;
+
+	tap_row(line);
+	memset(buf, '#', sizeof(buf));
+	end = fmt_http_date(buf, (time_t)t);
+	is_int(end - buf, 29, "fmt_http_date(%lld): 29 bytes", t);
+	is_mem(buf, 29, want, "fmt_http_date(%lld)", t);
+	is_int(buf[29], '#', "fmt_http_date(%lld): nothing written past 29", t);
+	tap_row(0);
+}
+
+static void
+test_fmt_http_date(void)
+{
+	const char *d;
+	time_t now;
+	size_t i;
+	char want[30];
+
+	for (i = 0; i < sizeof(dates) / sizeof(dates[0]); i++)
+		check_date(dates[i].line, dates[i].t, dates[i].out);
+	if (sizeof(time_t) >= 8)
+		for (i = 0; i < sizeof(dates64) / sizeof(dates64[0]); i++)
+			check_date(dates64[i].line, dates64[i].t,
+			    dates64[i].out);
+	else
+		note("skipped dates after 2038: %zu-byte time_t",
+		    sizeof(time_t));
+
+	/* http_date_now: the same format, for the time it reports */
+	d = http_date_now(&now);
+	fmt_http_date(want, now);
+	want[29] = '\0';
+	is_str(d, want, "http_date_now() formats the time it returns");
+	ok(now >= 1700000000, "http_date_now() time is recent");
+}
+
+int
+main(void)
+{
+	test_url_decode();
+	test_path_normalize();
+	test_fmt_uint();
+	test_fmt_http_date();
+	return done_testing();
+}
