@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,19 +18,44 @@
 
 static int log_fd = STDOUT_FILENO;
 
-/* Opens LOG_FILE (or keeps stdout).  Returns 0, or -1 with errno set. */
+/*
+ * Opens the log: LOG_FILE (inside SERVER_ROOT when given the jail's path
+ * as prefix), syslog, or stdout.  Called before the jail with root's
+ * rights, and again on SIGHUP with prefix "" to reopen after rotation:
+ * dup2 swaps the descriptor under the writing threads atomically.
+ * Returns 0, or -1 with errno set.
+ */
 int
-log_open(void)
+log_open(const char *prefix)
 {
+	char path[2048];
 	int fd;
 
+	static int syslog_open;
+
+	if (ENABLE_SYSLOG) {
+		if (!syslog_open)	/* connect to /dev/log before the jail */
+			openlog("mrhttpd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		syslog_open = 1;
+		return 0;
+	}
 	if (!ENABLE_LOG_FILE)
 		return 0;
-	fd = open(CONFIG_LOG_FILE, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+	if ((size_t)snprintf(path, sizeof(path), "%s%s", prefix,
+	    CONFIG_LOG_FILE) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
 	    0640);
 	if (fd == -1)
 		return -1;
-	log_fd = fd;
+	if (log_fd == STDOUT_FILENO)
+		log_fd = fd;
+	else {
+		dup2(fd, log_fd);
+		close(fd);
+	}
 	return 0;
 }
 
@@ -38,6 +64,11 @@ log_write(const char *buf, size_t n)
 {
 	ssize_t w;
 
+	if (ENABLE_SYSLOG) {
+		/* syslog adds its own time stamp and newline */
+		syslog(LOG_INFO, "%.*s", (int)n - 1, buf);
+		return;
+	}
 	/* O_APPEND: one write is one line; a short write is not retried
 	 * because the rest would land after other threads' lines */
 	do

@@ -92,6 +92,26 @@ detach(void)
 	return p[1];
 }
 
+/* Writes our pid to PID_FILE (a host path: it is for init scripts). */
+static void
+write_pid_file(void)
+{
+	char buf[24], *p;
+	int fd;
+
+	fd = open(CONFIG_PID_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0644);
+	if (fd == -1)
+		die("cannot write pid file %s: %s", CONFIG_PID_FILE,
+		    strerror(errno));
+	p = fmt_uint(buf, (unsigned long long)getpid());
+	*p++ = '\n';
+	if (write(fd, buf, (size_t)(p - buf)) != p - buf)
+		die("cannot write pid file %s: %s", CONFIG_PID_FILE,
+		    strerror(errno));
+	close(fd);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -160,15 +180,21 @@ main(int argc, char *argv[])
 		fprintf(stderr, "mrhttpd: warning: running as root "
 		    "(set SYSTEM_USER to drop privileges)\n");
 
-	/* log: opened as root and before the jail */
-	if (log_open() == -1)
-		die("cannot open log file %s: %s", CONFIG_LOG_FILE,
-		    strerror(errno));
+	/* log: opened as root and before the jail, at its path inside it */
+	if (log_open(CONFIG_SERVER_ROOT) == -1)
+		die("cannot open log file %s%s: %s", CONFIG_SERVER_ROOT,
+		    CONFIG_LOG_FILE, strerror(errno));
 
 	/* socket: bound before dropping root, so ports below 1024 work */
 	if (server_listen(settings.set_addr, settings.set_port, err,
 	    sizeof(err)) == -1)
 		die("%s", err);
+
+	/* detach, unless told to stay; the parent waits for "ready" */
+	if (ENABLE_DETACH && !settings.set_foreground)
+		ready = detach();
+	if (ENABLE_PID_FILE)
+		write_pid_file();
 
 	/* security: jail, then user */
 	if (ENABLE_CHROOT) {
@@ -186,13 +212,9 @@ main(int argc, char *argv[])
 		    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1)
 			die("cannot become user %s: %s", CONFIG_SYSTEM_USER,
 			    strerror(errno));
-		if (pw->pw_uid != 0 && setuid(0) != -1)
+		if (pw->pw_uid != 0 && (setuid(0) != -1 || seteuid(0) != -1))
 			die("dropping root to %s did not stick", CONFIG_SYSTEM_USER);
 	}
-
-	/* detach, unless told to stay */
-	if (ENABLE_DETACH && !settings.set_foreground)
-		ready = detach();
 
 	/* main loop */
 	log_info("mrhttpd %s listening on port %d", MRHTTPD_VERSION,

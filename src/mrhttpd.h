@@ -19,6 +19,8 @@
 	X("sendfile", ENABLE_SENDFILE) \
 	X("log", ENABLE_LOG) \
 	X("log-file", ENABLE_LOG_FILE) \
+	X("syslog", ENABLE_SYSLOG) \
+	X("pid-file", ENABLE_PID_FILE) \
 	X("error-pages", ENABLE_PRIVATE_DIR) \
 	X("default-index", ENABLE_DEFAULT_INDEX) \
 	X("ext-file-cmd", ENABLE_EXT_FILE_CMD) \

@@ -29,6 +29,13 @@ static int active;		/* connection threads alive, atomic */
 static pthread_attr_t thread_attr;
 
 /*
+ * Sockets of live connections, fd + 1 (0 is free), so that a stop can wake
+ * the idle ones.  Only the acceptor claims slots and only the owning thread
+ * frees its own, before it returns its semaphore slot: no lock needed.
+ */
+static int conn_slots[CONFIG_MAX_CONNECTIONS];
+
+/*
  * Opens the listening socket.  An empty addr means all addresses: one
  * IPv6 socket that takes IPv4 too, or plain IPv4 where the kernel has no
  * IPv6.  Returns the socket, or -1 with a message in err.
@@ -272,9 +279,9 @@ conn_thread(void *arg)
 	struct conn c;
 	struct timeval rt = { .tv_sec = CONFIG_KEEPALIVE_TIMEOUT };
 	struct timeval st = { .tv_sec = CONFIG_REQUEST_TIMEOUT };
-	int on = 1;
+	int *slot = arg, on = 1;
 
-	c.c_fd = (int)(intptr_t)arg;
+	c.c_fd = *slot - 1;
 	c.c_close = 0;
 	c.c_len = 0;
 	c.c_buf = buf;
@@ -285,6 +292,7 @@ conn_thread(void *arg)
 	if (ENABLE_LOG)
 		conn_peer(&c);
 	conn_serve(&c);
+	__atomic_store_n(slot, 0, __ATOMIC_RELEASE);
 	__atomic_fetch_sub(&active, 1, __ATOMIC_RELEASE);
 	sem_post(&slots);
 	return NULL;
@@ -296,7 +304,7 @@ server_accept(void *arg)
 {
 	const struct timespec backoff = { .tv_nsec = 50 * 1000000 };
 	pthread_t t;
-	int fd;
+	int fd, *slot, next = 0;
 
 	(void)arg;
 	for (;;) {
@@ -319,10 +327,15 @@ server_accept(void *arg)
 			}
 			continue;
 		}
+		/* holding a semaphore slot guarantees a free registry slot */
+		while (__atomic_load_n(&conn_slots[next], __ATOMIC_ACQUIRE) != 0)
+			next = (next + 1) % CONFIG_MAX_CONNECTIONS;
+		slot = &conn_slots[next];
+		__atomic_store_n(slot, fd + 1, __ATOMIC_RELEASE);
 		__atomic_fetch_add(&active, 1, __ATOMIC_RELAXED);
-		if (pthread_create(&t, &thread_attr, conn_thread,
-		    (void *)(intptr_t)fd) != 0) {
+		if (pthread_create(&t, &thread_attr, conn_thread, slot) != 0) {
 			log_warn("pthread_create: %s", strerror(errno));
+			__atomic_store_n(slot, 0, __ATOMIC_RELEASE);
 			close(fd);
 			__atomic_fetch_sub(&active, 1, __ATOMIC_RELAXED);
 			sem_post(&slots);
@@ -370,9 +383,12 @@ server_run(int ready)
 	for (;;) {
 		if (sigwait(&set, &sig) != 0)
 			continue;
-		if (sig == SIGHUP)
-			continue;	/* nothing to reread: the config is compiled in */
-		break;
+		if (sig != SIGHUP)
+			break;
+		/* the configuration is compiled in; only the log is reopened */
+		if (log_open("") == -1)
+			log_error("SIGHUP: cannot reopen %s: %s", CONFIG_LOG_FILE,
+			    strerror(errno));
 	}
 
 	/* stop: free the port at once, let requests in flight finish (5 s) */
@@ -382,6 +398,14 @@ server_run(int ready)
 	pthread_join(acceptor, NULL);
 	log_info("stopping on signal %d, %d connections open", sig,
 	    __atomic_load_n(&active, __ATOMIC_ACQUIRE));
+	/* wake connections waiting for a next request; replies in progress
+	 * go on (a stale fd here is at worst a file: ENOTSOCK) */
+	for (int i = 0; i < CONFIG_MAX_CONNECTIONS; i++) {
+		int fd = __atomic_load_n(&conn_slots[i], __ATOMIC_ACQUIRE) - 1;
+
+		if (fd >= 0)
+			shutdown(fd, SHUT_RD);
+	}
 	deadline = now_ms() + 5000;
 	while (__atomic_load_n(&active, __ATOMIC_ACQUIRE) > 0 &&
 	    now_ms() < deadline) {
