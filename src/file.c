@@ -14,14 +14,6 @@ enum {
 	HEAD_SIZE = 512 + sizeof(CONFIG_PRAGMA) + PATH_MAX_LEN,
 };
 
-static char *
-put(char *p, const char *s, size_t n)
-{
-	memcpy(p, s, n);
-	return p + n;
-}
-#define PUTS(p, lit)	put((p), (lit), sizeof(lit) - 1)
-
 /* Maps errno from open/fstat to a status, once (OpenBSD server_file.c style). */
 static int
 errno_status(int e)

@@ -10,6 +10,7 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -98,16 +99,33 @@ conn_sendfile(struct conn *c, int fd, off_t off, off_t len)
 	ssize_t n;
 
 	if (ENABLE_SENDFILE) {
+		/*
+		 * SO_SNDTIMEO does not bound sendfile(2) (seen on Linux 6.x):
+		 * a client that stops reading would hold the thread forever.
+		 * So the socket is non-blocking for the body, and each stall
+		 * may last at most REQUEST_TIMEOUT.
+		 */
+		struct pollfd pfd = { .fd = c->c_fd, .events = POLLOUT };
+		int rc = 0;
+
+		fcntl(c->c_fd, F_SETFL, O_NONBLOCK);
 		while (len > 0) {
 			n = sendfile(c->c_fd, fd, &off,
 			    len > 0x7ffff000 ? 0x7ffff000 : (size_t)len);
+			if (n > 0) {
+				len -= n;
+				continue;
+			}
 			if (n == -1 && errno == EINTR)
 				continue;
-			if (n <= 0)
-				return -1;
-			len -= n;
+			if (n == -1 && errno == EAGAIN &&
+			    poll(&pfd, 1, CONFIG_REQUEST_TIMEOUT * 1000) > 0)
+				continue;
+			rc = -1;	/* gone, stuck, or the file shrank */
+			break;
 		}
-		return 0;
+		fcntl(c->c_fd, F_SETFL, 0);
+		return rc;
 	}
 
 	/* user-space copy, 16 KiB at a time, from the thread's stack */

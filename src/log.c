@@ -119,13 +119,6 @@ iso_time(void)
 	return buf;
 }
 
-static char *
-put(char *p, const char *s, size_t n)
-{
-	memcpy(p, s, n);
-	return p + n;
-}
-
 /*
  * Copies client-supplied text into a log line, escaping what could forge
  * or break a line: quotes, backslashes, controls and non-ASCII as \xHH.

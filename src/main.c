@@ -52,7 +52,6 @@ version(void)
 #define FEATURE_LINE(name, on) printf("%s: %s\n", name, (on) ? "yes" : "no");
 	printf("mrhttpd %s\n", MRHTTPD_VERSION);
 	FEATURE_LIST(FEATURE_LINE)
-	printf("log-level: %d\n", CONFIG_LOG_LEVEL);
 }
 
 static int

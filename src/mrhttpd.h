@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include <config.h>	/* generated, from -I$(BUILD) */
@@ -99,6 +100,16 @@ struct request {
  */
 int	 request_parse(struct request *, char *, size_t, size_t *);
 enum method method_lookup(const char *, size_t);
+
+/* Appends n bytes at p and returns the new end: the building block of
+ * every header and log line (no stdio on the hot path). */
+static inline char *
+put(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+#define PUTS(p, lit)	put((p), (lit), sizeof(lit) - 1)
 
 /* util.c */
 /*

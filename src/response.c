@@ -29,14 +29,6 @@ response_reason(int status)
 	}
 }
 
-static char *
-put(char *p, const char *s, size_t n)
-{
-	memcpy(p, s, n);
-	return p + n;
-}
-#define PUTS(p, lit)	put((p), (lit), sizeof(lit) - 1)
-
 /*
  * Writes the status line and the headers every reply has: Date, Server,
  * Pragma, and Connection when it differs from the version's default.

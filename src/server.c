@@ -220,7 +220,9 @@ conn_serve(struct conn *c)
 			response_error(c, NULL, &rp, -rc);
 			a.a_line = c->c_buf;
 			a.a_line_len = nl ? (size_t)(nl - c->c_buf) : c->c_len;
-			if (a.a_line_len > 0 && c->c_buf[a.a_line_len - 1] == '\r')
+			/* the parser may have put a NUL where the CR was */
+			if (a.a_line_len > 0 && (c->c_buf[a.a_line_len - 1] == '\r' ||
+			    c->c_buf[a.a_line_len - 1] == '\0'))
 				a.a_line_len--;
 			a.a_referer = a.a_ua = NULL;
 			a.a_status = -rc;
@@ -305,6 +307,7 @@ server_accept(void *arg)
 	const struct timespec backoff = { .tv_nsec = 50 * 1000000 };
 	pthread_t t;
 	int fd, *slot, next = 0;
+	time_t warned = 0;
 
 	(void)arg;
 	for (;;) {
@@ -322,7 +325,11 @@ server_accept(void *arg)
 			    errno == ENOBUFS || errno == ENOMEM) {
 				/* out of descriptors: wait for some to free up
 				 * rather than spin; the client stays queued */
-				log_warn("accept: %s", strerror(errno));
+				time_t now = time(NULL);
+
+				if (now != warned)	/* a line a second at most */
+					log_warn("accept: %s", strerror(errno));
+				warned = now;
 				nanosleep(&backoff, NULL);
 			}
 			continue;

@@ -1,0 +1,154 @@
+#!/usr/bin/perl
+# configure: bad values are refused loudly and generate nothing; aliases and
+# upstream 2.8 configuration files are accepted; mrhttpd.conf is plain sh.
+
+use strict;
+use warnings;
+
+use File::Path qw(make_path);
+use File::Temp qw(tempdir);
+use Test::More;
+use MrhttpdTest;
+
+my $root = $MrhttpdTest::ROOT;
+my $tmp = tempdir('mrhttpd-conf-XXXXXXXX', TMPDIR => 1,
+	CLEANUP => !$ENV{MRHTTPD_TEST_LEAVE});
+my $n = 0;
+
+# configure_with(TEXT): runs configure on TEXT into a fresh -o directory.
+# Returns (exit status, stdout, stderr, output dir).
+sub configure_with {
+	my ($text) = @_;
+	$n++;
+	my $dir = "$tmp/out$n";
+	mkdir $dir or die "mkdir $dir: $!";
+	my $conf = "$tmp/conf$n";
+	open my $fh, '>', $conf or die "$conf: $!";
+	print $fh $text;
+	close $fh;
+	my $rc = run_cmd({ stdout => "$tmp/stdout$n", stderr => "$tmp/stderr$n",
+		cwd => $root }, 'sh', "$root/configure", '-o', $dir, $conf);
+	return ($rc, slurp("$tmp/stdout$n"), slurp("$tmp/stderr$n"), $dir);
+}
+
+sub slurp {
+	open my $fh, '<', $_[0] or return '';
+	local $/;
+	return scalar(<$fh>) // '';
+}
+
+my $ok = "PUBLIC_DIR=/srv/www\n";
+
+# Each refusal: [name, conf text, key the one stderr line must name]
+my @refused = (
+	['port 0', "${ok}SERVER_PORT=0\n", 'SERVER_PORT'],
+	['port 70000', "${ok}SERVER_PORT=70000\n", 'SERVER_PORT'],
+	['port not a number', "${ok}SERVER_PORT=80a\n", 'SERVER_PORT'],
+	['LOG_LEVEL 5', "${ok}LOG_LEVEL=5\n", 'LOG_LEVEL'],
+	['missing PUBLIC_DIR', "SERVER_PORT=8080\n", 'PUBLIC_DIR'],
+	['relative PUBLIC_DIR', "PUBLIC_DIR=srv/www\n", 'PUBLIC_DIR'],
+	['unknown key (typo)', "${ok}LOG_LEVLE=2\n", 'LOG_LEVLE'],
+	['CGI_PATH not supported yet', "${ok}CGI_PATH=/cgi-bin\n", 'CGI_PATH'],
+	['CGI_URL (2.2 alias) not supported yet', "${ok}CGI_URL=/cgi-bin\n",
+		'CGI_URL'],
+	['DETACH=2', "${ok}DETACH=2\n", 'DETACH'],
+);
+
+for my $c (@refused) {
+	my ($name, $text, $key) = @$c;
+	my ($rc, $out, $err, $dir) = configure_with($text);
+	isnt($rc, 0, "$name: configure exits non-zero");
+	my @lines = split /\n/, $err;
+	is(scalar @lines, 1, "$name: one line on stderr") or diag($err);
+	like($lines[0] // '', qr/\b\Q$key\E\b/, "$name: the line names $key");
+	ok(!-e "$dir/config.h", "$name: no config.h written");
+}
+
+# Accepted: the 2.2 aliases and SENDFILE=0.
+{
+	my ($rc, $out, $err, $dir) = configure_with("DOC_DIR=/srv/docs\n");
+	is($rc, 0, 'DOC_DIR alias accepted') or diag($err);
+	like(slurp("$dir/config.h"), qr{^#define CONFIG_PUBLIC_DIR "/srv/docs"$}m,
+		'DOC_DIR becomes the public dir');
+}
+{
+	my ($rc, $out, $err, $dir) = configure_with(
+		"${ok}SERVER_DOCS=/srv/private\n");
+	is($rc, 0, 'SERVER_DOCS alias accepted') or diag($err);
+	like(slurp("$dir/config.h"),
+		qr{^#define CONFIG_PRIVATE_DIR "/srv/private"$}m,
+		'SERVER_DOCS becomes the private dir');
+}
+{
+	my ($rc, $out, $err, $dir) = configure_with("${ok}SENDFILE=0\n");
+	is($rc, 0, 'SENDFILE=0 accepted') or diag($err);
+	like(slurp("$dir/config.h"), qr{^#define ENABLE_SENDFILE 0$}m,
+		'SENDFILE=0 turns sendfile off');
+}
+{
+	my ($rc, $out, $err, $dir) = configure_with(
+		slurp("$root/mrhttpd.conf"));
+	is($rc, 0, 'shipped mrhttpd.conf accepted') or diag($err);
+	is($err, '', 'shipped mrhttpd.conf: nothing on stderr');
+}
+
+# mrhttpd.conf is plain POSIX sh.
+for my $shell (['dash'], ['busybox', 'sh']) {
+	SKIP: {
+		skip "$shell->[0] not installed", 2
+			unless MrhttpdTest::find_prog($shell->[0]);
+		my $rc = run_cmd({ stdout => "$tmp/sh.out", stderr => "$tmp/sh.err",
+			cwd => $root }, @$shell, '-c',
+			'set -e; . ./mrhttpd.conf; echo "port=$SERVER_PORT"');
+		is($rc, 0, "@$shell can source mrhttpd.conf")
+			or diag(slurp("$tmp/sh.err"));
+		is(slurp("$tmp/sh.out") . slurp("$tmp/sh.err"), "port=8080\n",
+			"@$shell: values read, no complaints");
+	}
+}
+
+# An mrhttpd 2.8 style configuration, unchanged, builds and serves.
+my $logfile = "$root/tests/build/data-01-configure/upstream.log";
+my $upstream = <<"EOF";
+# mrhttpd.conf - mrhttpd 2.8 style
+#SYSTEM_USER=nobody
+#PATH_PREFIX=
+SERVER_PORT=8080
+#SERVER_ROOT=/var/www
+BIN_DIR=/usr/local/sbin
+PRIVATE_DIR=/var/www/mrhttpd
+PUBLIC_DIR=/var/www/htdocs
+#CGI_DIR=/var/www/cgi-bin
+#CGI_PATH=/cgi-bin
+#PUT_PATH=/upload
+DEFAULT_INDEX=index.html
+AUTO_INDEX=0
+#XSLT_HEADER=/xslt/dir.xsl
+LOG_LEVEL=4
+LOG_FILE=$logfile
+#EXT_FILE_CMD=/usr/bin/file
+USE_SENDFILE=1
+DETACH=1
+HTTP_HEADER_LENGTH=2048
+PRAGMA=no-cache
+QUERY_HACK=/
+#AUTH_HEADER=Authorization
+#AUTH_METHODS=Basic
+EOF
+{
+	my ($rc, $out, $err) = configure_with($upstream);
+	is($rc, 0, 'upstream 2.8 conf: configure accepts it') or diag($err);
+}
+make_path("$root/tests/build/data-01-configure");
+unlink $logfile;
+my $t = MrhttpdTest->new(conf_text => $upstream);
+$t->write_file('index.html', "<p>upstream style</p>\n");
+$t->run();
+my $r = http_get('/');
+like($r, qr{^HTTP/1\.[01] 200 }, 'upstream 2.8 conf: serves /');
+like($r, qr{\r\n\r\n<p>upstream style</p>\n\z}, 'upstream 2.8 conf: index body');
+like($r, qr{\r\nPragma: no-cache\r\n}i, 'upstream 2.8 conf: PRAGMA honoured');
+$t->stop();
+like($t->log, qr{"GET / HTTP/1\.0" 200 }, 'upstream 2.8 conf: LOG_FILE written');
+
+$t->done_testing();

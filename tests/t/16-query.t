@@ -1,0 +1,56 @@
+#!/usr/bin/perl
+# Query strings: ignored for static files, unless QUERY_HACK makes them part
+# of the file name for paths under its prefix (files mirrored by wget).
+
+use strict;
+use warnings;
+
+use Test::More;
+use MrhttpdTest;
+
+sub body_of {
+	my ($path) = @_;
+	my ($r) = parse_responses(http("GET $path HTTP/1.0\r\n\r\n"));
+	return $r ? "$r->{status} " . ($r->{body} // '') : 'no response';
+}
+
+sub files {
+	my ($t) = @_;
+	$t->write_file('a.txt', "plain\n");
+	$t->write_file('a.txt?x=1', "literal\n");
+	$t->write_file('m/p.html', "mirror plain\n");
+	$t->write_file('m/p.html?a=1&b=2', "mirror literal\n");
+}
+
+my $t = MrhttpdTest->new();
+files($t);
+$t->run();
+is(body_of('/a.txt?x=1'), "200 plain\n", 'no QUERY_HACK: query ignored');
+is(body_of('/a.txt?'), "200 plain\n", 'no QUERY_HACK: empty query ignored');
+is(body_of('/a.txt?x=../../etc/passwd'), "200 plain\n",
+	'no QUERY_HACK: a query with dots is just ignored');
+is(body_of('/a.txt%3Fx=1'), "200 literal\n",
+	'no QUERY_HACK: an encoded ? is part of the path');
+like(body_of('/nothere.txt?x=1'), qr/^404 /,
+	'no QUERY_HACK: missing file with a query is 404');
+
+my $t2 = MrhttpdTest->new(conf => { QUERY_HACK => '/' });
+$t2->has('query-hack');
+files($t2);
+$t2->run();
+is(body_of('/a.txt?x=1'), "200 literal\n", 'QUERY_HACK=/: file named a.txt?x=1 served');
+is(body_of('/m/p.html?a=1&b=2'), "200 mirror literal\n",
+	'QUERY_HACK=/: query with & in the file name');
+is(body_of('/a.txt'), "200 plain\n", 'QUERY_HACK=/: no query, plain file');
+like(body_of('/a.txt?y=2'), qr/^404 /, 'QUERY_HACK=/: no such literal file: 404');
+my ($r) = parse_responses(http("GET /a.txt?x=../../secret HTTP/1.0\r\n\r\n"));
+like($r ? $r->{status} : 0, qr/^(?:400|404)$/, 'QUERY_HACK=/: dots in the query stay harmless');
+
+my $t3 = MrhttpdTest->new(conf => { QUERY_HACK => '/m/' });
+files($t3);
+$t3->run();
+is(body_of('/m/p.html?a=1&b=2'), "200 mirror literal\n",
+	'QUERY_HACK=/m/: under the prefix the query is part of the name');
+is(body_of('/a.txt?x=1'), "200 plain\n", 'QUERY_HACK=/m/: elsewhere it is ignored');
+
+$t->done_testing();

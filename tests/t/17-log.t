@@ -1,0 +1,142 @@
+#!/usr/bin/perl
+# Logging: Combined Log Format per reply at LOG_LEVEL=4, whole lines under
+# concurrency, each level logs exactly its classes, LOG_FILE instead of stdout.
+
+use strict;
+use warnings;
+
+use File::Path qw(make_path);
+use Time::HiRes qw(sleep);
+use Test::More;
+use MrhttpdTest;
+
+my $clf = clf_re();
+my $info = qr{^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \[info\] (\S+) accepted "((?:[^"\\]|\\.)*)"$};
+my $other = qr{^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \[(?:info|warn|error)\] \S.*$};
+
+# wait_log($t, qr//, $count): the log once it has $count matching lines
+# (or after 5 s).
+sub wait_log {
+	my ($t, $re, $count) = @_;
+	my $log = '';
+	for (1 .. 100) {
+		$log = $t->log;
+		my $n = () = $log =~ /$re/mg;
+		last if $n >= ($count // 1);
+		sleep 0.05;
+	}
+	return $log;
+}
+
+sub clf_lines { return grep { /$clf/ } split /\n/, $_[0] }
+
+my $t = MrhttpdTest->new(conf => { LOG_LEVEL => 4 });
+$t->write_file('a.txt', "0123456789\n");
+$t->run();
+
+SKIP: {
+	skip 'curl not installed', 10 unless MrhttpdTest::find_prog('curl');
+	my $base = 'http://127.0.0.1:' . $t->port;
+	run_cmd('curl', '-s', '-o', '/dev/null', '-e', 'http://ref.example/page',
+		'-A', 'TestAgent/1.0 (mrhttpd)', "$base/a.txt");
+	my $log = wait_log($t, qr{"GET /a\.txt HTTP/1\.1" 200});
+	my @l = grep { m{"GET /a\.txt } } clf_lines($log);
+	is(scalar @l, 1, 'one CLF line for one 200') or diag($log);
+	my @f = ($l[0] // '') =~ $clf;
+	is($f[0], '127.0.0.1', 'CLF: client address');
+	is($f[2], 'GET /a.txt HTTP/1.1', 'CLF: request line');
+	is($f[3], 200, 'CLF: status');
+	is($f[4], 11, 'CLF: body bytes');
+	is($f[5], 'http://ref.example/page', 'CLF: referer');
+	is($f[6], 'TestAgent/1.0 (mrhttpd)', 'CLF: user agent');
+	like($log, qr{^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \[info\] 127\.0\.0\.1 accepted "GET /a\.txt HTTP/1\.1"$}m,
+		'level 2 line for the accepted request');
+
+	run_cmd('curl', '-s', '-o', '/dev/null', "$base/missing.txt");
+	$log = wait_log($t, qr{"GET /missing\.txt HTTP/1\.1" 404});
+	@l = grep { m{"GET /missing\.txt } } clf_lines($log);
+	is(scalar @l, 1, 'one CLF line for a 404');
+	like($l[0] // '', qr{ 404 \d+ "-" "curl/[^"]*"$}, 'CLF 404: no referer is "-"');
+}
+
+# A request without Host etc. is logged with what the parser refused.
+{
+	http("GET /a.txt HTTP/1.1\r\n\r\n");
+	my $log = wait_log($t, qr{"GET /a\.txt HTTP/1\.1" 400});
+	like($log, qr{^127\.0\.0\.1 - - \[[^\]]+\] "GET /a\.txt HTTP/1\.1" 400 \d+ "-" "-"$}m,
+		'400 logged in CLF');
+	http("GET /a\"b.txt HTTP/1.0\r\nUser-Agent: evil\"agent\r\n\r\n");
+	$log = wait_log($t, qr{evil});
+	my @bad = grep { /evil/ && !/$clf/ } split /\n/, $log;
+	ok(!@bad, 'quotes from the client cannot break the CLF line') or diag(@bad);
+}
+
+# Many concurrent clients: every line whole, one per reply.
+SKIP: {
+	skip 'ab not installed (apt-get install apache2-utils)', 4
+		unless MrhttpdTest::find_prog('ab');
+	my $before = () = clf_lines($t->log);
+	my @cmd = ('ab', '-s', 30, '-c', 50, '-n', 5000,
+		'http://127.0.0.1:' . $t->port . '/a.txt');
+	unshift @cmd, 'timeout', 120 if MrhttpdTest::find_prog('timeout');
+	my ($rc, $out) = run_cmd(@cmd);
+	like($out, qr/^Failed requests:\s+0$/m, 'ab -c 50 -n 5000: no failures');
+	my $log = wait_log($t, qr{"GET /a\.txt HTTP/1\.0" 200}, 5000);
+	my @lines = split /\n/, $log, -1;
+	is(pop @lines, '', 'log ends with a newline');
+	my @bad = grep { !/$clf/ && !/$info/ && !/$other/ } @lines;
+	ok(!@bad, 'every log line is complete and well-formed')
+		or diag(scalar(@bad) . " bad lines, e.g.\n" . join("\n", @bad[0 .. ($#bad < 4 ? $#bad : 4)]));
+	my $n = () = clf_lines($log);
+	cmp_ok($n - $before, '>=', 5000, '>= 5000 new CLF lines');
+}
+$t->stop();
+
+# The levels: 1 = parser rejections only; 2 adds "accepted"; 3 adds
+# 4xx/5xx replies; 4 everything.  0 = nothing at all.
+for my $level (0 .. 3) {
+	my $tl = MrhttpdTest->new(conf => { LOG_LEVEL => $level });
+	$tl->write_file('a.txt', "aaa\n");
+	$tl->run();
+	http_get('/a.txt');
+	http_get('/missing.txt');
+	http("GET /a.txt HTTP/1.1\r\n\r\n");	# 400 from the parser
+	$tl->stop();
+	my $log = $tl->log;
+	my @clf = clf_lines($log);
+	my $accepted = grep { /$info/ } split /\n/, $log;
+	my $s200 = grep { / 200 / } @clf;
+	my $s404 = grep { / 404 / } @clf;
+	my $s400 = grep { / 400 / } @clf;
+	if ($level == 0) {
+		is($log, '', 'LOG_LEVEL=0: nothing logged');
+		is($tl->version_info->{features}{log}, 'no', 'LOG_LEVEL=0: log: no');
+		next;
+	}
+	is($s400, 1, "LOG_LEVEL=$level: parser rejection logged");
+	is($accepted, $level >= 2 ? 2 : 0,
+		"LOG_LEVEL=$level: accepted requests " . ($level >= 2 ? '' : 'not ') . 'logged');
+	is($s404, $level >= 3 ? 1 : 0,
+		"LOG_LEVEL=$level: 404 " . ($level >= 3 ? '' : 'not ') . 'logged');
+	is($s200, 0, "LOG_LEVEL=$level: 200 not logged");
+	my @bad = grep { !/$clf/ && !/$info/ && !/$other/ } split /\n/, $log;
+	ok(!@bad, "LOG_LEVEL=$level: nothing else in the log") or diag(@bad);
+}
+
+# LOG_FILE: a compile-time path, so a fixed one under tests/build.
+my $dir = "$MrhttpdTest::ROOT/tests/build/data-17-log";
+my $file = "$dir/mrhttpd.log";
+make_path($dir);
+unlink $file;
+my $tf = MrhttpdTest->new(conf => { LOG_LEVEL => 4, LOG_FILE => $file });
+$tf->has('log-file');
+$tf->write_file('a.txt', "aaa\n");
+$tf->run();
+http_get('/a.txt');
+my $log = wait_log($tf, qr{"GET /a\.txt HTTP/1\.0" 200});
+like($log, qr{^127\.0\.0\.1 - - \[[^\]]+\] "GET /a\.txt HTTP/1\.0" 200 4 }m,
+	'LOG_FILE: the line is in the file');
+$tf->stop();
+is((-s $tf->testdir . '/stdout.log') || 0, 0, 'LOG_FILE: nothing on stdout');
+
+$t->done_testing();
