@@ -27,6 +27,9 @@ errno_status(int e)
 		return 403;
 	case ENAMETOOLONG:
 		return 414;
+	case EMFILE:
+	case ENFILE:
+		return 503;	/* out of descriptors: try again later */
 	default:
 		return 500;
 	}
@@ -111,21 +114,199 @@ redirect_dir(struct conn *c, struct request *r, struct reply *rp)
 }
 
 /*
+ * A small cache of open files, one per thread, so no lock is taken: a
+ * keep-alive client asking for the same files again costs neither open,
+ * fstat nor close.  An entry is checked against the file system with one
+ * fstatat a second (inode, size, mtime), so a replaced file is seen within
+ * a second, as with nginx's and lighttpd's caches.
+ */
+enum { FC_ENTRIES = 4, FC_PATH = 128 };
+
+struct fcache {
+	int		 fc_fd;		/* 0: empty (fd 0 is never a file here) */
+	unsigned short	 fc_len;
+	char		 fc_path[FC_PATH];	/* normalised request path */
+	const char	*fc_type;
+	off_t		 fc_size;
+	dev_t		 fc_dev;
+	ino_t		 fc_ino;
+	struct timespec	 fc_mtime;
+	time_t		 fc_checked;
+	char		 fc_lastmod[29];
+};
+static __thread struct fcache fcache[FC_ENTRIES];
+static __thread unsigned fcache_next;
+
+static void
+fcache_drop(struct fcache *e)
+{
+	close(e->fc_fd);
+	e->fc_fd = 0;
+}
+
+/* Closes this thread's cached files, when its connection ends. */
+void
+file_cache_flush(void)
+{
+	int i;
+
+	for (i = 0; i < FC_ENTRIES; i++)
+		if (fcache[i].fc_fd > 0)
+			fcache_drop(&fcache[i]);
+}
+
+/* The path to stat for an entry: the file, or the directory's index. */
+static const char *
+fcache_rel(const struct fcache *e, char *buf, size_t bufsz)
+{
+	size_t n = e->fc_len - 1;
+
+	if (e->fc_path[e->fc_len - 1] != '/')
+		return e->fc_len > 1 ? e->fc_path + 1 : ".";
+	if (n + sizeof(CONFIG_DEFAULT_INDEX) > bufsz)
+		return NULL;
+	memcpy(buf, e->fc_path + 1, n);
+	memcpy(buf + n, CONFIG_DEFAULT_INDEX, sizeof(CONFIG_DEFAULT_INDEX));
+	return buf;
+}
+
+static int
+same_file(const struct fcache *e, const struct stat *st)
+{
+	return e->fc_ino == st->st_ino && e->fc_dev == st->st_dev &&
+	    e->fc_size == st->st_size &&
+	    e->fc_mtime.tv_sec == st->st_mtim.tv_sec &&
+	    e->fc_mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* Returns the valid entry for path, or NULL. */
+static struct fcache *
+fcache_find(const char *path, size_t len, time_t now)
+{
+	char buf[FC_PATH + sizeof(CONFIG_DEFAULT_INDEX)];
+	const char *rel;
+	struct fcache *e;
+	struct stat st;
+	int i;
+
+	for (i = 0; i < FC_ENTRIES; i++) {
+		e = &fcache[i];
+		if (e->fc_fd == 0 || e->fc_len != len ||
+		    memcmp(e->fc_path, path, len) != 0)
+			continue;
+		if (e->fc_checked == now)
+			return e;
+		if ((rel = fcache_rel(e, buf, sizeof(buf))) != NULL &&
+		    fstatat(settings.set_public_fd, rel, &st, 0) == 0 &&
+		    same_file(e, &st)) {
+			e->fc_checked = now;
+			return e;
+		}
+		fcache_drop(e);
+		return NULL;
+	}
+	return NULL;
+}
+
+/* Keeps fd in the cache; returns the entry, or NULL if it does not fit. */
+static struct fcache *
+fcache_add(const char *path, size_t len, int fd, const struct stat *st,
+    const char *type, time_t now)
+{
+	struct fcache *e;
+
+	/* descriptors are handed out lowest first: one in the upper half of
+	 * the limit means they are getting scarce, so it is not kept */
+	if (len >= FC_PATH || fd >= settings.set_fd_cache_max)
+		return NULL;
+	e = &fcache[fcache_next++ % FC_ENTRIES];
+	if (e->fc_fd > 0)
+		fcache_drop(e);
+	e->fc_fd = fd;
+	e->fc_len = (unsigned short)len;
+	memcpy(e->fc_path, path, len);
+	e->fc_type = type;
+	e->fc_size = st->st_size;
+	e->fc_dev = st->st_dev;
+	e->fc_ino = st->st_ino;
+	e->fc_mtime = st->st_mtim;
+	e->fc_checked = now;
+	/* a modification time in the future is clamped to now */
+	fmt_http_date(e->fc_lastmod, st->st_mtime > now ? now : st->st_mtime);
+	return e;
+}
+
+/*
+ * Opens what path names: the file, or a directory's index.  Returns the
+ * descriptor with *st filled and *type set, or -status (a 301 for a
+ * directory without its slash).
+ */
+static int
+file_open(char *path, size_t len, struct stat *st, const char **type,
+    char *typebuf, size_t typesz)
+{
+	const char *name = path;
+	size_t namelen = len;
+	int fd, dfd, e;
+
+	fd = openat(settings.set_public_fd, len > 1 ? path + 1 : ".",
+	    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd == -1 || fstat(fd, st) == -1)
+		goto fail;
+	if (S_ISDIR(st->st_mode)) {
+		close(fd);
+		if (path[len - 1] != '/')
+			return -301;
+		if (!ENABLE_DEFAULT_INDEX)
+			return -403;
+		if ((dfd = openat(settings.set_public_fd, len > 1 ? path + 1 :
+		    ".", O_RDONLY | O_CLOEXEC | O_DIRECTORY)) == -1)
+			goto fail;
+		fd = openat(dfd, CONFIG_DEFAULT_INDEX,
+		    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		close(dfd);
+		if (fd == -1 || fstat(fd, st) == -1)
+			goto fail;
+		name = CONFIG_DEFAULT_INDEX;
+		namelen = sizeof(CONFIG_DEFAULT_INDEX) - 1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return -403;
+	}
+	if ((*type = mime_lookup(name, namelen)) == NULL) {
+		*type = "application/octet-stream";
+		if (ENABLE_EXT_FILE_CMD && name == path &&
+		    ext_file_type(path, typebuf, typesz) == 0)
+			*type = typebuf;
+	}
+	return fd;
+
+ fail:
+	e = errno;
+	if (fd != -1)
+		close(fd);
+	return -errno_status(e);
+}
+
+/*
  * Serves a GET or HEAD for a static file.  Returns 0 when the connection
  * may go on, -1 when it must be closed.
  */
 int
 file_serve(struct conn *c, struct request *r, struct reply *rp)
 {
-	char path[PATH_MAX_LEN], head[HEAD_SIZE], type[128], *p;
-	char small[SMALL_FILE];
-	const char *ctype, *name;
+	char path[PATH_MAX_LEN], head[HEAD_SIZE], typebuf[128], *p;
+	char small[SMALL_FILE], lastmod[29];
+	const char *type, *date_lastmod;
+	struct fcache *e;
 	struct iovec iov[2];
 	struct stat st;
-	size_t srclen = r->req_path_len, namelen;
+	size_t srclen = r->req_path_len;
 	ssize_t len;
+	off_t size;
 	time_t now;
-	int fd, rc;
+	int fd, rc, cached, shrank = 0;
 
 	/* QUERY_HACK: the query is part of the file name below its prefix */
 	if (ENABLE_QUERY_HACK && r->req_query != NULL &&
@@ -138,85 +319,70 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	    (len = path_normalize(path)) < 0)
 		return response_error(c, r, rp, 400);
 
-	fd = openat(settings.set_public_fd, path[1] != '\0' ? path + 1 : ".",
-	    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd == -1 || fstat(fd, &st) == -1)
-		goto fail;
-	name = path;
-	namelen = (size_t)len;
-	if (S_ISDIR(st.st_mode)) {
-		if (path[len - 1] != '/') {
-			close(fd);
-			return redirect_dir(c, r, rp);
-		}
-		if (!ENABLE_DEFAULT_INDEX) {
-			close(fd);
-			return response_error(c, r, rp, 403);
-		}
-		int dfd = fd;
-
-		fd = openat(dfd, CONFIG_DEFAULT_INDEX,
-		    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-		close(dfd);
-		if (fd == -1 || fstat(fd, &st) == -1)
-			goto fail;
-		name = CONFIG_DEFAULT_INDEX;
-		namelen = sizeof(CONFIG_DEFAULT_INDEX) - 1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return response_error(c, r, rp, 403);
-	}
-
-	if ((ctype = mime_lookup(name, namelen)) == NULL) {
-		ctype = "application/octet-stream";
-		if (ENABLE_EXT_FILE_CMD && name == path &&
-		    ext_file_type(path, type, sizeof(type)) == 0)
-			ctype = type;
-	}
-
-	p = response_head(head, 200, r->req_minor, c);
-	p = PUTS(p, "Content-Type: ");
-	p = put(p, ctype, strlen(ctype));
-	p = PUTS(p, "\r\nContent-Length: ");
-	p = fmt_uint(p, (unsigned long long)st.st_size);
-	p = PUTS(p, "\r\nLast-Modified: ");
+	p = response_head(head, 200, r->req_minor, c);	/* sets now */
 	(void)http_date_now(&now);
-	p = fmt_http_date(p, st.st_mtime > now ? now : st.st_mtime);
+	if ((e = fcache_find(path, (size_t)len, now)) != NULL) {
+		fd = e->fc_fd;
+		size = e->fc_size;
+		type = e->fc_type;
+		date_lastmod = e->fc_lastmod;
+		cached = 1;
+	} else {
+		fd = file_open(path, (size_t)len, &st, &type, typebuf,
+		    sizeof(typebuf));
+		if (fd == -301)
+			return redirect_dir(c, r, rp);
+		if (fd < 0)
+			return response_error(c, r, rp, -fd);
+		size = st.st_size;
+		cached = type != typebuf &&
+		    (e = fcache_add(path, (size_t)len, fd, &st, type, now)) != NULL;
+		if (cached)
+			date_lastmod = e->fc_lastmod;
+		else {
+			fmt_http_date(lastmod, st.st_mtime > now ? now : st.st_mtime);
+			date_lastmod = lastmod;
+		}
+	}
+
+	p = PUTS(p, "Content-Type: ");
+	p = put(p, type, strlen(type));
+	p = PUTS(p, "\r\nContent-Length: ");
+	p = fmt_uint(p, (unsigned long long)size);
+	p = PUTS(p, "\r\nLast-Modified: ");
+	p = put(p, date_lastmod, 29);
 	p = PUTS(p, "\r\n\r\n");
 	iov[0].iov_base = head;
 	iov[0].iov_len = (size_t)(p - head);
 	rp->rp_status = 200;
 	rp->rp_bytes = 0;
 
-	if (r->req_method == M_HEAD || st.st_size == 0) {
-		close(fd);
-		return conn_writev(c, iov, 1);
-	}
-	if (st.st_size <= SMALL_FILE) {
+	if (r->req_method == M_HEAD || size == 0) {
+		rc = conn_writev(c, iov, 1);
+	} else if (size <= SMALL_FILE) {
 		/* one syscall for head and body */
 		do
-			len = pread(fd, small, (size_t)st.st_size, 0);
+			len = pread(fd, small, (size_t)size, 0);
 		while (len == -1 && errno == EINTR);
-		close(fd);
-		if (len != st.st_size)
-			return -1;	/* shrank under us: the length is wrong */
-		iov[1].iov_base = small;
-		iov[1].iov_len = (size_t)len;
-		rp->rp_bytes = len;
-		return conn_writev(c, iov, 2);
+		if (len != size) {
+			rc = -1;	/* shrank under us: the length is wrong */
+			shrank = 1;
+		} else {
+			iov[1].iov_base = small;
+			iov[1].iov_len = (size_t)len;
+			rp->rp_bytes = len;
+			rc = conn_writev(c, iov, 2);
+		}
+	} else {
+		rc = conn_writev_more(c, iov, 1, 1);
+		if (rc == 0)
+			rc = conn_sendfile(c, fd, 0, size);
+		if (rc == 0)
+			rp->rp_bytes = size;
 	}
-	rc = conn_writev_more(c, iov, 1, 1);
-	if (rc == 0)
-		rc = conn_sendfile(c, fd, 0, st.st_size);
-	if (rc == 0)
-		rp->rp_bytes = st.st_size;
-	close(fd);
-	return rc;
-
- fail:
-	rc = errno;
-	if (fd != -1)
+	if (!cached)
 		close(fd);
-	return response_error(c, r, rp, errno_status(rc));
+	else if (shrank)
+		fcache_drop(e);		/* the file changed: forget it */
+	return rc;
 }

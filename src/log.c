@@ -87,7 +87,7 @@ clf_time(void)
 	struct tm tm;
 
 	if (now != cached) {
-		gmtime_r(&now, &tm);
+		time_utc(now, &tm);
 		snprintf(buf, sizeof(buf), "%02u/%.3s/%04u:%02u:%02u:%02u +0000",
 		    (unsigned)tm.tm_mday % 100, months + 3 * tm.tm_mon,
 		    (unsigned)(tm.tm_year + 1900) % 10000,
@@ -108,7 +108,7 @@ iso_time(void)
 	struct tm tm;
 
 	if (now != cached) {
-		gmtime_r(&now, &tm);
+		time_utc(now, &tm);
 		snprintf(buf, sizeof(buf), "%04u-%02u-%02uT%02u:%02u:%02uZ",
 		    (unsigned)(tm.tm_year + 1900) % 10000,
 		    (unsigned)(tm.tm_mon + 1) % 100, (unsigned)tm.tm_mday % 100,

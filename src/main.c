@@ -164,6 +164,8 @@ main(int argc, char *argv[])
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	settings.set_fd_cache_max = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur < 0x7fffffff ? (int)(rl.rlim_cur / 2) : 0x3fffffff;
 	if ((nullfd = open("/dev/null", O_RDWR)) != -1) {
 		/* keep 0-2 taken, so no socket ends up as stdout */
 		while (nullfd < 2 && (nullfd = dup(nullfd)) != -1)

@@ -48,6 +48,7 @@ struct settings {
 	const char	*set_public;	/* document root as the server sees it */
 	size_t		 set_public_len;
 	int		 set_foreground;
+	int		 set_fd_cache_max;	/* fds at or above are not cached */
 };
 extern struct settings settings;
 
@@ -125,6 +126,7 @@ ssize_t	 url_decode(const char *, size_t, char *, size_t);
  */
 ssize_t	 path_normalize(char *);
 char	*fmt_uint(char *, unsigned long long);
+void	 time_utc(time_t, struct tm *);
 char	*fmt_http_date(char *, time_t);	/* writes 29 bytes */
 const char *http_date_now(time_t *);	/* this thread's cached Date value */
 
@@ -161,6 +163,7 @@ char	*response_head(char *, int, int, struct conn *);
 
 /* file.c */
 int	 file_serve(struct conn *, struct request *, struct reply *);
+void	 file_cache_flush(void);
 
 /* server.c */
 int	 server_listen(const char *, int, char *, size_t);

@@ -7,7 +7,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,14 +23,28 @@ enum {
 
 volatile int server_stopping;
 static int listen_fd = -1;
-static sem_t slots;		/* free connection slots, MAX_CONNECTIONS */
-static int active;		/* connection threads alive, atomic */
+static int workers;		/* worker threads alive, atomic */
+static int idle;		/* workers waiting in accept, atomic */
 static pthread_attr_t thread_attr;
+/*
+ * Only one worker at a time waits in accept: Linux reserves a descriptor
+ * for each thread blocked in accept(2) before any client arrives, so a
+ * pool of idle workers all in accept would eat the descriptors that files
+ * need.  The others wait on this mutex, which costs none.  It is taken
+ * once per connection, never per request.
+ */
+static pthread_mutex_t accept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+enum {
+	SPARE_START = 4,	/* workers waiting in accept at start-up */
+	SPARE_MAX = 64,		/* more idle workers than this exit */
+};
 
 /*
- * Sockets of live connections, fd + 1 (0 is free), so that a stop can wake
- * the idle ones.  Only the acceptor claims slots and only the owning thread
- * frees its own, before it returns its semaphore slot: no lock needed.
+ * One slot per worker: 0 free, -1 a worker waiting in accept, fd + 1 a
+ * worker serving that socket.  A stop wakes the served sockets through it.
+ * Slots are claimed with compare-and-swap when a worker starts (never per
+ * request) and written only by their worker afterwards: no lock.
  */
 static int conn_slots[CONFIG_MAX_CONNECTIONS];
 
@@ -83,6 +96,18 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 		close(fd);
 		return -1;
 	}
+	/* accepted sockets inherit these on Linux: set once, not per client.
+	 * Between requests a read waits at most KEEPALIVE_TIMEOUT; a send
+	 * that makes no progress fails after REQUEST_TIMEOUT.  Every reply is
+	 * written whole (or corked with MSG_MORE), so Nagle only adds delay. */
+	{
+		struct timeval rt = { .tv_sec = CONFIG_KEEPALIVE_TIMEOUT };
+		struct timeval st = { .tv_sec = CONFIG_REQUEST_TIMEOUT };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rt, sizeof(rt));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &st, sizeof(st));
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+	}
 	if (listen(fd, 4096) == -1) {
 		snprintf(err, errsz, "listen: %s", strerror(errno));
 		close(fd);
@@ -101,23 +126,20 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Fills c_addr with the peer's address, IPv4-mapped addresses as IPv4. */
+/* Formats the peer address accept gave us; IPv4-mapped ones as IPv4. */
 static void
 conn_peer(struct conn *c)
 {
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&c->c_peer;
-	socklen_t len = sizeof(c->c_peer);
 
 	strcpy(c->c_addr, "-");
-	if (getpeername(c->c_fd, (struct sockaddr *)&c->c_peer, &len) == -1)
-		return;
 	if (c->c_peer.ss_family == AF_INET)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&c->c_peer)->sin_addr,
 		    c->c_addr, sizeof(c->c_addr));
 	else if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
 		inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], c->c_addr,
 		    sizeof(c->c_addr));
-	else
+	else if (c->c_peer.ss_family == AF_INET6)
 		inet_ntop(AF_INET6, &s6->sin6_addr, c->c_addr, sizeof(c->c_addr));
 }
 
@@ -274,83 +296,110 @@ conn_serve(struct conn *c)
 	}
 }
 
+static int spawn_worker(void);
+
+/*
+ * A worker: takes its turn in accept, serves that connection until it
+ * closes, and waits for its next turn.
+ * No thread is created per connection once the pool is warm, and each
+ * connection still has one thread for its whole life.
+ */
 static void *
-conn_thread(void *arg)
+worker(void *arg)
 {
+	const struct timespec backoff = { .tv_nsec = 50 * 1000000 };
+	static time_t warned;
 	char buf[HEAD_MAX + 1];
 	struct conn c;
-	struct timeval rt = { .tv_sec = CONFIG_KEEPALIVE_TIMEOUT };
-	struct timeval st = { .tv_sec = CONFIG_REQUEST_TIMEOUT };
-	int *slot = arg, on = 1;
+	socklen_t len;
+	int *slot = arg, fd;
 
-	c.c_fd = *slot - 1;
-	c.c_close = 0;
-	c.c_len = 0;
-	c.c_buf = buf;
-	setsockopt(c.c_fd, SOL_SOCKET, SO_RCVTIMEO, &rt, sizeof(rt));
-	setsockopt(c.c_fd, SOL_SOCKET, SO_SNDTIMEO, &st, sizeof(st));
-	/* every reply is written whole (or corked with MSG_MORE): no Nagle */
-	setsockopt(c.c_fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-	if (ENABLE_LOG)
-		conn_peer(&c);
-	conn_serve(&c);
+	for (;;) {
+		len = sizeof(c.c_peer);
+		pthread_mutex_lock(&accept_lock);
+		fd = server_stopping ? -1 : accept4(listen_fd,
+		    (struct sockaddr *)&c.c_peer, &len, SOCK_CLOEXEC);
+		if (fd == -1 && !server_stopping && (errno == EMFILE ||
+		    errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+			/* out of descriptors: wait (holding the lock, so no
+			 * other worker spins either) for some to free up; the
+			 * client stays queued */
+			time_t now = time(NULL);
+
+			if (now != warned)
+				log_warn("accept: %s", strerror(errno));
+			warned = now;
+			nanosleep(&backoff, NULL);
+		}
+		pthread_mutex_unlock(&accept_lock);
+		if (fd == -1) {
+			if (server_stopping)
+				break;
+			continue;
+		}
+		/* busy now: keep one spare worker waiting in accept */
+		if (__atomic_sub_fetch(&idle, 1, __ATOMIC_ACQ_REL) == 0)
+			spawn_worker();
+		__atomic_store_n(slot, fd + 1, __ATOMIC_RELEASE);
+		c.c_fd = fd;
+		c.c_close = 0;
+		c.c_len = 0;
+		c.c_buf = buf;
+		if (ENABLE_LOG)
+			conn_peer(&c);
+		conn_serve(&c);
+		/* an idle worker holds no file open: a deleted file's space
+		 * is freed, and descriptors go to connections that need them */
+		file_cache_flush();
+		__atomic_store_n(slot, -1, __ATOMIC_RELEASE);
+		if (server_stopping)
+			break;
+		if (__atomic_add_fetch(&idle, 1, __ATOMIC_ACQ_REL) > SPARE_MAX) {
+			__atomic_sub_fetch(&idle, 1, __ATOMIC_ACQ_REL);
+			break;		/* the burst is over: shrink */
+		}
+	}
 	__atomic_store_n(slot, 0, __ATOMIC_RELEASE);
-	__atomic_fetch_sub(&active, 1, __ATOMIC_RELEASE);
-	sem_post(&slots);
+	__atomic_sub_fetch(&workers, 1, __ATOMIC_ACQ_REL);
 	return NULL;
 }
 
-/* The acceptor: takes a slot, accepts, hands the socket to a new thread. */
-static void *
-server_accept(void *arg)
+/*
+ * Starts a worker unless MAX_CONNECTIONS workers exist: then new clients
+ * wait in the listen queue until one is free.  Returns 0 or -1.
+ */
+static int
+spawn_worker(void)
 {
-	const struct timespec backoff = { .tv_nsec = 50 * 1000000 };
+	static int hint;
 	pthread_t t;
-	int fd, *slot, next = 0;
-	time_t warned = 0;
+	int i, zero, *slot;
 
-	(void)arg;
-	for (;;) {
-		/* at MAX_CONNECTIONS, new clients wait in the listen queue */
-		while (sem_wait(&slots) == -1)
-			;
-		if (server_stopping)
-			break;
-		fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd == -1) {
-			sem_post(&slots);
-			if (server_stopping)
-				break;
-			if (errno == EMFILE || errno == ENFILE ||
-			    errno == ENOBUFS || errno == ENOMEM) {
-				/* out of descriptors: wait for some to free up
-				 * rather than spin; the client stays queued */
-				time_t now = time(NULL);
-
-				if (now != warned)	/* a line a second at most */
-					log_warn("accept: %s", strerror(errno));
-				warned = now;
-				nanosleep(&backoff, NULL);
-			}
-			continue;
-		}
-		/* holding a semaphore slot guarantees a free registry slot */
-		while (__atomic_load_n(&conn_slots[next], __ATOMIC_ACQUIRE) != 0)
-			next = (next + 1) % CONFIG_MAX_CONNECTIONS;
-		slot = &conn_slots[next];
-		__atomic_store_n(slot, fd + 1, __ATOMIC_RELEASE);
-		__atomic_fetch_add(&active, 1, __ATOMIC_RELAXED);
-		if (pthread_create(&t, &thread_attr, conn_thread, slot) != 0) {
-			log_warn("pthread_create: %s", strerror(errno));
-			__atomic_store_n(slot, 0, __ATOMIC_RELEASE);
-			close(fd);
-			__atomic_fetch_sub(&active, 1, __ATOMIC_RELAXED);
-			sem_post(&slots);
-			nanosleep(&backoff, NULL);
-		}
+	if (__atomic_add_fetch(&workers, 1, __ATOMIC_ACQ_REL) >
+	    CONFIG_MAX_CONNECTIONS) {
+		__atomic_sub_fetch(&workers, 1, __ATOMIC_ACQ_REL);
+		return -1;
 	}
-	close(listen_fd);
-	return NULL;
+	/* workers <= MAX_CONNECTIONS, so a free slot exists */
+	for (i = __atomic_load_n(&hint, __ATOMIC_RELAXED);;
+	    i = (i + 1) % CONFIG_MAX_CONNECTIONS) {
+		zero = 0;
+		if (__atomic_compare_exchange_n(&conn_slots[i], &zero, -1, 0,
+		    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			break;
+	}
+	__atomic_store_n(&hint, (i + 1) % CONFIG_MAX_CONNECTIONS,
+	    __ATOMIC_RELAXED);
+	slot = &conn_slots[i];
+	__atomic_add_fetch(&idle, 1, __ATOMIC_ACQ_REL);
+	if (pthread_create(&t, &thread_attr, worker, slot) != 0) {
+		log_warn("pthread_create: %s", strerror(errno));
+		__atomic_sub_fetch(&idle, 1, __ATOMIC_ACQ_REL);
+		__atomic_store_n(slot, 0, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&workers, 1, __ATOMIC_ACQ_REL);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -363,21 +412,20 @@ server_run(int ready)
 {
 	size_t stack = (size_t)CONFIG_THREAD_STACK_KB * 1024 + HEAD_MAX;
 	long long deadline;
-	pthread_t acceptor;
 	sigset_t set;
-	int sig;
+	int i, sig;
 
 #if defined(__SANITIZE_ADDRESS__)
 	stack *= 8;	/* ASan's redzones need room */
 #endif
-	sem_init(&slots, 0, CONFIG_MAX_CONNECTIONS);
 	pthread_attr_init(&thread_attr);
 	pthread_attr_setdetachstate(&thread_attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&thread_attr, stack);
-	if (pthread_create(&acceptor, NULL, server_accept, NULL) != 0) {
-		fprintf(stderr, "mrhttpd: cannot start the acceptor thread\n");
-		_exit(1);
-	}
+	for (i = 0; i < SPARE_START && i < CONFIG_MAX_CONNECTIONS; i++)
+		if (spawn_worker() == -1 && i == 0) {
+			fprintf(stderr, "mrhttpd: cannot start a worker thread\n");
+			_exit(1);
+		}
 	if (ready != -1) {
 		(void)!write(ready, "", 1);
 		close(ready);
@@ -398,26 +446,24 @@ server_run(int ready)
 			    strerror(errno));
 	}
 
-	/* stop: free the port at once, let requests in flight finish (5 s) */
+	/* stop: free the port at once (waking every worker in accept),
+	 * wake connections waiting for a next request, and let replies in
+	 * progress finish for up to 5 s */
 	server_stopping = 1;
 	shutdown(listen_fd, SHUT_RDWR);
-	sem_post(&slots);
-	pthread_join(acceptor, NULL);
-	log_info("stopping on signal %d, %d connections open", sig,
-	    __atomic_load_n(&active, __ATOMIC_ACQUIRE));
-	/* wake connections waiting for a next request; replies in progress
-	 * go on (a stale fd here is at worst a file: ENOTSOCK) */
-	for (int i = 0; i < CONFIG_MAX_CONNECTIONS; i++) {
+	log_info("stopping on signal %d", sig);
+	for (i = 0; i < CONFIG_MAX_CONNECTIONS; i++) {
 		int fd = __atomic_load_n(&conn_slots[i], __ATOMIC_ACQUIRE) - 1;
 
-		if (fd >= 0)
+		if (fd >= 0)	/* a stale fd is at worst a file: ENOTSOCK */
 			shutdown(fd, SHUT_RD);
 	}
 	deadline = now_ms() + 5000;
-	while (__atomic_load_n(&active, __ATOMIC_ACQUIRE) > 0 &&
+	while (__atomic_load_n(&workers, __ATOMIC_ACQUIRE) > 0 &&
 	    now_ms() < deadline) {
-		const struct timespec tick = { .tv_nsec = 20 * 1000000 };
+		const struct timespec tick = { .tv_nsec = 10 * 1000000 };
 
 		nanosleep(&tick, NULL);
 	}
+	close(listen_fd);
 }

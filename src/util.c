@@ -105,6 +105,38 @@ two(char *p, int v)
 	return p;
 }
 
+/*
+ * UTC broken-down time by arithmetic alone.  glibc's gmtime_r takes the
+ * time zone lock, and on a thread's first call reads /etc/localtime and
+ * sets up a malloc arena: none of that belongs on the request path.
+ * Fills year (full), mon (0-11), mday, hour, min, sec and wday.
+ */
+void
+time_utc(time_t t, struct tm *tm)
+{
+	long long days = t / 86400, secs = t % 86400, y, era, doe, yoe, doy, mp;
+
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	tm->tm_hour = (int)(secs / 3600);
+	tm->tm_min = (int)(secs / 60 % 60);
+	tm->tm_sec = (int)(secs % 60);
+	tm->tm_wday = (int)((days % 7 + 11) % 7);	/* 1970-01-01 was a Thursday */
+	/* civil date from days since 1970-01-01, in 400-year eras from March */
+	days += 719468;
+	era = (days >= 0 ? days : days - 146096) / 146097;
+	doe = days - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	tm->tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+	tm->tm_mon = (int)(mp < 10 ? mp + 2 : mp - 10);
+	y = yoe + era * 400 + (tm->tm_mon <= 1);
+	tm->tm_year = (int)(y - 1900);
+}
+
 /* IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT": 29 bytes, not terminated. */
 char *
 fmt_http_date(char *p, time_t t)
@@ -113,7 +145,7 @@ fmt_http_date(char *p, time_t t)
 	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 	struct tm tm;
 
-	gmtime_r(&t, &tm);
+	time_utc(t, &tm);
 	memcpy(p, days + 3 * tm.tm_wday, 3);
 	p[3] = ',';
 	p[4] = ' ';
