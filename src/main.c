@@ -29,13 +29,19 @@ struct settings settings = {
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
 {
+	char line[512];
 	va_list ap;
+	int n;
 
-	fputs("mrhttpd: ", stderr);
+	/* one write, so the line cannot mix with another process's output */
+	n = snprintf(line, sizeof(line), "mrhttpd: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	(void)!write(STDERR_FILENO, line, (size_t)n);
 	exit(1);
 }
 

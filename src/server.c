@@ -166,14 +166,21 @@ conn_close(struct conn *c, int drain)
 	close(c->c_fd);
 }
 
-/* Reads and drops n body bytes that follow the head.  Returns 0 or -1. */
+/*
+ * Reads and drops n body bytes that follow the head, within one
+ * REQUEST_TIMEOUT in all, however slowly they come.  Returns 0 or -1.
+ */
 static int
 discard(struct conn *c, long long n)
 {
+	long long deadline = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL, now;
 	char sink[4096];
 	ssize_t r;
 
 	while (n > 0) {
+		if ((now = now_ms()) >= deadline ||
+		    conn_wait_readable(c, (int)(deadline - now)) <= 0)
+			return -1;
 		r = conn_read(c, sink, n > (long long)sizeof(sink) ?
 		    sizeof(sink) : (size_t)n);
 		if (r <= 0)
