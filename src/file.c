@@ -9,9 +9,15 @@
 
 #include "mrhttpd.h"
 
+/*
+ * The head and, when it fits, a small body are built in one buffer and go
+ * out in one writev; bigger bodies follow the head with sendfile.  The
+ * buffer is kept to half a page so that a connection's thread touches as
+ * few stack pages as possible (each one is resident memory).
+ */
 enum {
-	SMALL_FILE = 16384,	/* bodies up to this go out with the head in one writev */
-	HEAD_SIZE = 512 + sizeof(CONFIG_PRAGMA) + PATH_MAX_LEN,
+	OUT_SIZE = 2048,
+	HEAD_ROOM = 320 + sizeof(CONFIG_PRAGMA),	/* the longest head we build */
 };
 
 /* Maps errno from open/fstat to a status, once (OpenBSD server_file.c style). */
@@ -95,22 +101,33 @@ ext_file_type(const char *rel, char *out, size_t outsz)
 static int
 redirect_dir(struct conn *c, struct request *r, struct reply *rp)
 {
-	char head[HEAD_SIZE + 16], *p;
+	char head[HEAD_ROOM], *p;
+	struct iovec iov[4];
+	int n = 0;
 
-	if (r->req_target_len > PATH_MAX_LEN)
-		return response_error(c, r, rp, 414);
 	p = response_head(head, 301, r->req_minor, c);
 	p = PUTS(p, "Location: ");
-	p = put(p, r->req_target, r->req_path_len);
-	*p++ = '/';
+	iov[n].iov_base = head;
+	iov[n++].iov_len = (size_t)(p - head);
+	/* the target as the client sent it: no controls or spaces in it */
+	iov[n].iov_base = (void *)r->req_target;
+	iov[n++].iov_len = r->req_path_len;
 	if (r->req_query != NULL) {
-		*p++ = '?';
-		p = put(p, r->req_query, r->req_query_len);
+		/* "/?query": the '/' goes in front of the query's '?' */
+		iov[n].iov_base = (void *)"/";
+		iov[n++].iov_len = 1;
+		iov[n].iov_base = (void *)(r->req_query - 1);
+		iov[n++].iov_len = r->req_query_len + 1;
+	} else {
+		iov[n].iov_base = (void *)"/";
+		iov[n++].iov_len = 1;
 	}
 	p = PUTS(p, "\r\nContent-Length: 0\r\n\r\n");
+	iov[n].iov_base = p - (sizeof("\r\nContent-Length: 0\r\n\r\n") - 1);
+	iov[n++].iov_len = sizeof("\r\nContent-Length: 0\r\n\r\n") - 1;
 	rp->rp_status = 301;
 	rp->rp_bytes = 0;
-	return conn_write(c, head, (size_t)(p - head));
+	return conn_writev(c, iov, n);
 }
 
 /*
@@ -296,11 +313,10 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 int
 file_serve(struct conn *c, struct request *r, struct reply *rp)
 {
-	char path[PATH_MAX_LEN], head[HEAD_SIZE], typebuf[128], *p;
-	char small[SMALL_FILE], lastmod[29];
+	char out[OUT_SIZE], typebuf[128], lastmod[29], *p, *path;
 	const char *type, *date_lastmod;
 	struct fcache *e;
-	struct iovec iov[2];
+	struct iovec iov[1];
 	struct stat st;
 	size_t srclen = r->req_path_len;
 	ssize_t len;
@@ -313,13 +329,16 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	    strncmp(r->req_target, CONFIG_QUERY_HACK,
 	    sizeof(CONFIG_QUERY_HACK) - 1) == 0)
 		srclen = r->req_target_len;
-	if (srclen >= sizeof(path))
+	if (srclen >= PATH_MAX_LEN)
 		return response_error(c, r, rp, 414);
-	if ((len = url_decode(r->req_target, srclen, path, sizeof(path))) < 0 ||
+	/* decode into the scratch room behind the received bytes: the page
+	 * the request already sits in (see struct conn) */
+	path = c->c_buf + c->c_len + 1;
+	if ((len = url_decode(r->req_target, srclen, path, PATH_MAX_LEN)) < 0 ||
 	    (len = path_normalize(path)) < 0)
 		return response_error(c, r, rp, 400);
 
-	p = response_head(head, 200, r->req_minor, c);	/* sets now */
+	p = response_head(out, 200, r->req_minor, c);
 	(void)http_date_now(&now);
 	if ((e = fcache_find(path, (size_t)len, now)) != NULL) {
 		fd = e->fc_fd;
@@ -352,26 +371,25 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	p = PUTS(p, "\r\nLast-Modified: ");
 	p = put(p, date_lastmod, 29);
 	p = PUTS(p, "\r\n\r\n");
-	iov[0].iov_base = head;
-	iov[0].iov_len = (size_t)(p - head);
+	iov[0].iov_base = out;
+	iov[0].iov_len = (size_t)(p - out);
 	rp->rp_status = 200;
 	rp->rp_bytes = 0;
 
 	if (r->req_method == M_HEAD || size == 0) {
 		rc = conn_writev(c, iov, 1);
-	} else if (size <= SMALL_FILE) {
-		/* one syscall for head and body */
+	} else if (size <= out + sizeof(out) - p) {
+		/* one syscall for head and body, from one buffer */
 		do
-			len = pread(fd, small, (size_t)size, 0);
+			len = pread(fd, p, (size_t)size, 0);
 		while (len == -1 && errno == EINTR);
 		if (len != size) {
 			rc = -1;	/* shrank under us: the length is wrong */
 			shrank = 1;
 		} else {
-			iov[1].iov_base = small;
-			iov[1].iov_len = (size_t)len;
+			iov[0].iov_len += (size_t)len;
 			rp->rp_bytes = len;
-			rc = conn_writev(c, iov, 2);
+			rc = conn_writev(c, iov, 1);
 		}
 	} else {
 		rc = conn_writev_more(c, iov, 1, 1);

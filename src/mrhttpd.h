@@ -142,8 +142,13 @@ struct conn {
 	int		 c_close;	/* reply with Connection: close, then close */
 	struct sockaddr_storage c_peer;
 	char		 c_addr[48];	/* peer address, printable */
-	size_t		 c_len;		/* bytes in c_buf */
-	char		*c_buf;		/* HEAD_MAX + 1 bytes, on the thread's stack */
+	size_t		 c_len;		/* bytes in c_buf, at most HEAD_MAX */
+	/*
+	 * On the thread's stack: HEAD_MAX bytes for the request, then room
+	 * for PATH_MAX_LEN of scratch behind whatever was received (the
+	 * decoded path goes there, in the page the request already uses).
+	 */
+	char		*c_buf;
 };
 ssize_t	 conn_read(struct conn *, void *, size_t);
 int	 conn_writev(struct conn *, struct iovec *, int);

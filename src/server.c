@@ -316,7 +316,7 @@ worker(void *arg)
 {
 	const struct timespec backoff = { .tv_nsec = 50 * 1000000 };
 	static time_t warned;
-	char buf[HEAD_MAX + 1];
+	char buf[HEAD_MAX + 1 + PATH_MAX_LEN];	/* see struct conn */
 	struct conn c;
 	socklen_t len;
 	int *slot = arg, fd;
