@@ -100,7 +100,8 @@ install: all
 	  install -d $(DESTDIR)$(SERVER_ROOT)$(PRIVATE_DIR) && \
 	  install -m 644 www/private/*.html $(DESTDIR)$(SERVER_ROOT)$(PRIVATE_DIR)/; fi
 	install -d $(DESTDIR)$(INITDIR)
-	sed 's|@BIN_DIR@|$(BIN_DIR)|g' rc.httpd > $(DESTDIR)$(INITDIR)/rc.httpd
+	sed -e 's|@BIN_DIR@|$(BIN_DIR)|g' -e 's|@PID_FILE@|$(PID_FILE)|g' \
+	  rc.httpd > $(DESTDIR)$(INITDIR)/rc.httpd
 	chmod 755 $(DESTDIR)$(INITDIR)/rc.httpd
 	if [ -f doc/mrhttpd.8 ]; then install -d $(DESTDIR)$(MANDIR)/man8 && \
 	  install -m 644 doc/mrhttpd.8 $(DESTDIR)$(MANDIR)/man8/; fi

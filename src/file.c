@@ -271,14 +271,11 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 	if (fd == -1 || fstat(fd, st) == -1)
 		goto fail;
 	if (S_ISDIR(st->st_mode)) {
-		close(fd);
-		if (path[len - 1] != '/')
-			return -301;
-		if (!ENABLE_DEFAULT_INDEX)
-			return -403;
-		if ((dfd = openat(settings.set_public_fd, len > 1 ? path + 1 :
-		    ".", O_RDONLY | O_CLOEXEC | O_DIRECTORY)) == -1)
-			goto fail;
+		if (path[len - 1] != '/' || !ENABLE_DEFAULT_INDEX) {
+			close(fd);
+			return path[len - 1] != '/' ? -301 : -403;
+		}
+		dfd = fd;	/* the directory's fd serves as openat's base */
 		fd = openat(dfd, CONFIG_DEFAULT_INDEX,
 		    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 		close(dfd);

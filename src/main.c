@@ -94,7 +94,27 @@ detach(void)
 	}
 	close(p[0]);
 	setsid();
+	if (chdir("/") == -1)	/* keep no file system busy */
+		die("chdir /: %s", strerror(errno));
 	return p[1];
+}
+
+/*
+ * A daemon keeps nothing of its launcher: descriptors above 2 that were
+ * inherited without close-on-exec (an init script's pipes) are closed
+ * before anything of ours is opened.
+ */
+static void
+close_inherited(void)
+{
+	struct rlimit rl;
+	int fd, max = 1024;
+
+	/* the soft limit, not yet raised: usually 1024 closes, once */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536)
+		max = (int)rl.rlim_cur;
+	for (fd = 3; fd < max; fd++)
+		close(fd);
 }
 
 /* Writes our pid to PID_FILE (a host path: it is for init scripts). */
@@ -157,6 +177,9 @@ main(int argc, char *argv[])
 	    settings.set_public[settings.set_public_len - 1] == '/')
 		settings.set_public_len--;
 
+	if (ENABLE_DETACH && !settings.set_foreground)
+		close_inherited();
+
 	/* signals: a vanished client must not kill us; the rest is sigwait's */
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
@@ -172,13 +195,16 @@ main(int argc, char *argv[])
 	}
 	settings.set_fd_cache_max = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
 	    rl.rlim_cur < 0x7fffffff ? (int)(rl.rlim_cur / 2) : 0x3fffffff;
-	if ((nullfd = open("/dev/null", O_RDWR)) != -1) {
-		/* keep 0-2 taken, so no socket ends up as stdout */
-		while (nullfd < 2 && (nullfd = dup(nullfd)) != -1)
-			;
-		if (nullfd > 2)
-			close(nullfd);
-	}
+	/* /dev/null, opened before the jail, which has none: it keeps 0-2
+	 * taken (so no socket ends up as stdout), and a detached server points
+	 * its standard descriptors there once it serves */
+	if ((nullfd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		die("/dev/null: %s", strerror(errno));
+	while (fcntl(0, F_GETFD) == -1 || fcntl(1, F_GETFD) == -1 ||
+	    fcntl(2, F_GETFD) == -1)
+		if (dup(nullfd) == -1)
+			break;
+	settings.set_devnull = nullfd;
 
 	/* user: looked up before the jail, which may have no /etc/passwd */
 	if (ENABLE_SETUID && (pw = getpwnam(CONFIG_SYSTEM_USER)) == NULL)

@@ -49,6 +49,7 @@ struct settings {
 	size_t		 set_public_len;
 	int		 set_foreground;
 	int		 set_fd_cache_max;	/* fds at or above are not cached */
+	int		 set_devnull;		/* /dev/null, opened before the jail */
 };
 extern struct settings settings;
 

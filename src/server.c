@@ -434,8 +434,14 @@ server_run(int ready)
 			_exit(1);
 		}
 	if (ready != -1) {
+		/* detached and serving: tell the launcher, then let go of its
+		 * terminal or pipes (stdout stays when it is the log) */
 		(void)!write(ready, "", 1);
 		close(ready);
+		dup2(settings.set_devnull, STDIN_FILENO);
+		dup2(settings.set_devnull, STDERR_FILENO);
+		if (!(ENABLE_LOG && !ENABLE_LOG_FILE && !ENABLE_SYSLOG))
+			dup2(settings.set_devnull, STDOUT_FILENO);
 	}
 
 	sigemptyset(&set);

@@ -17,7 +17,8 @@ package MrhttpdTest;
 #	MRHTTPD_TEST_LEAVE=1	keep the temporary directory
 #	MRHTTPD_TEST_BINARY=path	test this binary instead of building one
 #	RUN_WRAPPER=cmd		run the binary under cmd (e.g. qemu-mips-static)
-#	CROSS_COMPILE=prefix	passed to make
+#	CROSS_COMPILE, CC, CFLAGS, CPPFLAGS, LDFLAGS, SIZE	passed to make
+#	MRHTTPD_MAKEFLAGS="VAR=value ..."	more make arguments
 
 use strict;
 use warnings;
@@ -37,7 +38,7 @@ use Test::More import => ['!done_testing'];
 use Time::HiRes qw(time sleep);
 
 our @EXPORT = qw(http http_get http_head http_connect http_send read_response
-	wait_closed parse_responses clf_re run_cmd);
+	wait_closed parse_responses clf_re run_cmd scaled);
 
 our $VERSION = '3.0.0';
 
@@ -52,6 +53,16 @@ my %DEFAULTS = (
 	DETACH => 0,
 	LOG_LEVEL => 4,
 );
+
+# scaled(N): how many requests a load test should make.  qemu-user and
+# valgrind (RUN_WRAPPER) run the server 10-50 times slower, ASan about 5
+# times: N/20 and N/5 keep such runs to seconds while still loading it.
+sub scaled {
+	my ($n) = @_;
+	my $div = $ENV{RUN_WRAPPER} ? 20 : $ENV{MRHTTPD_SANITIZE} ? 5 : 1;
+	my $m = int($n / $div);
+	return $m > 0 ? $m : 1;
+}
 
 # Combined Log Format line: host, date, request line, status, bytes, referer, UA.
 sub clf_re {
@@ -117,11 +128,23 @@ sub _conf_from_text {
 	return \%c;
 }
 
+# The make arguments that choose the toolchain, from the environment: a
+# `make check CC=musl-gcc LDFLAGS=-static` exports them to us.  They are
+# part of the build cache key, so a musl or MIPS build never reuses a
+# native one.
+sub _make_args {
+	my @args = map { "$_=$ENV{$_}" }
+		grep { defined $ENV{$_} && length $ENV{$_} }
+		qw(CROSS_COMPILE CC CFLAGS CPPFLAGS LDFLAGS SIZE);
+	push @args, split(' ', $ENV{MRHTTPD_MAKEFLAGS} // '');
+	return @args;
+}
+
 # Builds (or lets make refresh) the binary for this conf text; returns its path.
 sub _build {
 	my ($text, $sanitize) = @_;
-	my $id = md5_hex($text . "\0sanitize=$sanitize\0"
-		. ($ENV{CROSS_COMPILE} // ''));
+	my @args = _make_args();
+	my $id = md5_hex(join("\0", $text, "sanitize=$sanitize", @args));
 	my $base = "$ROOT/tests/build";
 	my $dir = "$base/$id";
 	make_path($dir);
@@ -135,10 +158,16 @@ sub _build {
 	my $old = -e $conf ? _slurp($conf) : undef;
 	_spew($conf, $text) unless defined $old && $old eq $text;
 
-	my @cmd = ('make', '-C', $ROOT, '-s', "BUILD=$dir", "CONF=$conf");
+	my @cmd = ('make', '-C', $ROOT, '-s', "BUILD=$dir", "CONF=$conf", @args);
 	push @cmd, 'SANITIZE=1' if $sanitize;
-	push @cmd, "CROSS_COMPILE=$ENV{CROSS_COMPILE}" if $ENV{CROSS_COMPILE};
-	my ($rc, $out) = run_cmd(@cmd);
+	# Only @cmd decides the build: not the variables of a make that
+	# runs us (its MAKEFLAGS may carry BUILD=, CONF= or SANITIZE=).
+	my ($rc, $out);
+	{
+		local @ENV{qw(MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL)};
+		delete @ENV{qw(MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL)};
+		($rc, $out) = run_cmd(@cmd);
+	}
 	close $lock;
 	unless ($rc == 0 && -x "$dir/mrhttpd") {
 		diag("build failed: @cmd\n$out");
@@ -278,6 +307,9 @@ sub allow_log {
 # run([{ addr => ADDR|undef, nofile => N, env => {...} },] @extra_args)
 #   addr	-a argument; default 127.0.0.1; undef omits -a (all addresses)
 #   nofile	start under "ulimit -n N"
+#   public	-r argument; default the test's htdocs; undef omits -r
+#		(PUBLIC_DIR as compiled in; with SERVER_ROOT, a jail path)
+#   port	listen on this port instead of a free one (no retries)
 sub run {
 	my $self = shift;
 	my $opt = ref $_[0] eq 'HASH' ? shift : {};
@@ -291,10 +323,12 @@ sub run {
 		&& $addr ne '::' ? $addr : '127.0.0.1';
 
 	for my $try (1 .. 5) {
-		my $port = _free_port($self->{connect_addr});
+		my $port = $opt->{port} // _free_port($self->{connect_addr});
+		my $public = exists $opt->{public} ? $opt->{public}
+			: $self->{htdocs};
 		my @cmd = ($self->{binary}, '-f', '-p', $port,
 			(defined $addr ? ('-a', $addr) : ()),
-			'-r', $self->{htdocs}, @extra);
+			(defined $public ? ('-r', $public) : ()), @extra);
 		@cmd = (_wrapper(), @cmd);
 		@cmd = ('sh', '-c', "ulimit -n $opt->{nofile} && exec \"\$@\"",
 			'sh', @cmd) if $opt->{nofile};
@@ -323,7 +357,7 @@ sub run {
 		}
 		my $err = _slurp("$self->{testdir}/stderr.log") // '';
 		delete $self->{pid};
-		next if $err =~ /in use/i && $try < 5;
+		next if $err =~ /in use/i && $try < 5 && !$opt->{port};
 		diag("mrhttpd did not start: @cmd\nstderr:\n$err");
 		die "mrhttpd did not start\n";
 	}
@@ -364,14 +398,16 @@ sub _wait_for_port {
 	return 0;
 }
 
-# stop(): SIGTERM, wait up to 10 s (then SIGKILL).  Returns the exit status
-# as a number: the exit code, or 128+signal when killed by a signal.
+# stop(): SIGTERM, wait up to 10 s (30 s under RUN_WRAPPER), then SIGKILL.
+# Returns the exit status as a number: the exit code, or 128+signal when
+# killed by a signal.
 sub stop {
 	my ($self, $sig) = @_;
 	return $self->{exit_code} if exists $self->{exit_code};
 	my $pid = $self->{pid} or return undef;
 	kill($sig // 'TERM', $pid);
-	my $deadline = time + 10;
+	my $wait = $ENV{RUN_WRAPPER} ? 30 : 10;
+	my $deadline = time + $wait;
 	my $r = 0;
 	while (time < $deadline) {
 		$r = waitpid($pid, WNOHANG);
@@ -379,7 +415,7 @@ sub stop {
 		sleep 0.02;
 	}
 	if ($r != $pid) {
-		diag("mrhttpd (pid $pid) did not exit 10 s after SIG"
+		diag("mrhttpd (pid $pid) did not exit $wait s after SIG"
 			. ($sig // 'TERM') . '; killing it');
 		kill 'KILL', $pid;
 		waitpid($pid, 0);
@@ -419,6 +455,9 @@ sub log {
 	my ($self) = @_;
 	my $f = $self->{conf}{LOG_FILE};
 	$f = "$self->{testdir}/stdout.log" unless defined $f && length $f;
+	# with a jail, LOG_FILE is a path inside it
+	$f = $self->{conf}{SERVER_ROOT} . $f
+		if $f =~ m{^/} && length($self->{conf}{SERVER_ROOT} // '');
 	return _slurp($f) // '';
 }
 

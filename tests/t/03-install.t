@@ -18,7 +18,8 @@ is($rc, 0, 'copied the tree') or diag($out);
 
 my $conf = "$tmp/install.conf";
 open my $fh, '>', $conf or die "$conf: $!";
-print $fh "PUBLIC_DIR=/srv/www\nPRIVATE_DIR=/srv/pages\nBIN_DIR=/opt/mr/sbin\n";
+print $fh "PUBLIC_DIR=/srv/www\nPRIVATE_DIR=/srv/pages\nBIN_DIR=/opt/mr/sbin\n"
+	. "PID_FILE=/run/mr-test.pid\n";
 close $fh;
 
 ($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf",
@@ -29,7 +30,8 @@ ok(-f "$tmp/dest/srv/pages/404.html", 'error pages in PRIVATE_DIR');
 ok(-x "$tmp/dest/etc/init.d/rc.httpd", 'rc.httpd installed');
 my $rcfile = do { local (@ARGV, $/) = "$tmp/dest/etc/init.d/rc.httpd"; <> } // '';
 like($rcfile, qr{/opt/mr/sbin/mrhttpd}, 'rc.httpd runs the installed binary');
-unlike($rcfile, qr/\@BIN_DIR\@/, 'no placeholder left in rc.httpd');
+like($rcfile, qr{/run/mr-test\.pid}, 'rc.httpd knows PID_FILE');
+unlike($rcfile, qr/\@[A-Z_]+\@/, 'no placeholder left in rc.httpd');
 ($rc, $out) = run_cmd("$tmp/dest/opt/mr/sbin/mrhttpd", '-V');
 like($out, qr/^mrhttpd \S+$/m, 'the installed binary runs');
 

@@ -132,7 +132,7 @@ SKIP: {
 SKIP: {
 	skip 'ab not installed (apt-get install apache2-utils)', 6
 		unless MrhttpdTest::find_prog('ab');
-	my $n = $ENV{MRHTTPD_SANITIZE} ? 20000 : 100000;
+	my $n = scaled(100000);
 	my $url = 'http://127.0.0.1:' . $t->port . '/a.txt';
 	my $out = ab('-k', '-c', 100, '-n', $n, $url);
 	like($out, qr/^Complete requests:\s+$n$/m, "ab -k -c 100 -n $n: all complete");
@@ -140,7 +140,7 @@ SKIP: {
 	like($out, qr/^Keep-Alive requests:\s+$n$/m, 'ab -k: every request kept alive');
 	unlike($out, qr/^Non-2xx responses/m, 'ab -k: no non-2xx responses');
 
-	$n = 10000;
+	$n = scaled(10000);
 	$out = ab('-c', 50, '-n', $n, $url);
 	like($out, qr/^Complete requests:\s+$n$/m, "ab -c 50 -n $n: all complete");
 	like($out, qr/^Failed requests:\s+0$/m, 'ab without -k: Failed requests: 0');

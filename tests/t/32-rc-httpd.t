@@ -1,0 +1,223 @@
+#!/usr/bin/perl
+# rc.httpd as installed by make install (root only): start, status, reload,
+# restart and stop round-trip a detached, jailed server through its pid
+# file, with LSB exit codes; and, inside a private pid namespace where
+# nobody else's mrhttpd can be hit, the upstream way: killall -2 mrhttpd.
+
+use strict;
+use warnings;
+
+use Time::HiRes qw(time sleep);
+use Test::More;
+use MrhttpdTest;
+use MrhttpdJail qw(proc_ids run_timed);
+
+my $dir = MrhttpdJail::setup('rc-32');
+my $j = MrhttpdJail::make_jail("$dir/jail");
+my ($jail, $marker) = @$j{qw(dir marker)};
+my ($nuid) = MrhttpdJail::nobody();
+my $pidfile = "$dir/run/mrhttpd.pid";
+mkdir "$dir/run";
+
+# rc.httpd runs the binary with no options, so the port is compiled in.
+# The first free one from a fixed start is the same run after run, and
+# the build is reused.
+my $port = MrhttpdJail::first_free_port(18300, 18399)
+	// plan(skip_all => 'no free port in 18300-18399');
+my $t = MrhttpdTest->new(conf => {
+	SERVER_PORT => $port,
+	SERVER_ADDR => '127.0.0.1',
+	SERVER_ROOT => $jail,
+	SYSTEM_USER => 'nobody',
+	PUBLIC_DIR => '/htdocs',
+	PRIVATE_DIR => '/private',
+	DEFAULT_INDEX => 'index.html',
+	LOG_LEVEL => 4,
+	LOG_FILE => '/log/access.log',
+	PID_FILE => $pidfile,
+	DETACH => 1,
+	BIN_DIR => "$dir/sbin",
+});
+$t->has(qw(detach pid-file));
+
+sub slurp {
+	open my $fh, '<:raw', $_[0] or return undef;
+	local $/;
+	return scalar <$fh>;
+}
+
+# --- make install -------------------------------------------------------------------
+my $build = $t->binary =~ s{/mrhttpd$}{}r;
+{
+	local @ENV{qw(MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL)};
+	delete @ENV{qw(MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL)};
+	my ($rc, $out) = run_cmd('make', '-C', $MrhttpdTest::ROOT, '-s',
+		"BUILD=$build", "CONF=$build/mrhttpd.conf",
+		($ENV{MRHTTPD_SANITIZE} ? 'SANITIZE=1' : ()),
+		"INITDIR=$dir/init.d", "MANDIR=$dir/man", 'install');
+	is($rc, 0, 'make install') or diag($out);
+}
+my $rc_httpd = "$dir/init.d/rc.httpd";
+ok(-x "$dir/sbin/mrhttpd", 'make install: the binary is in BIN_DIR');
+ok(-x $rc_httpd, 'make install: rc.httpd is in INITDIR, executable');
+like(slurp($rc_httpd) // '', qr{^MRHTTPD=\$\{MRHTTPD:-\Q$dir\E/sbin/mrhttpd\}$}m,
+	'make install: rc.httpd knows BIN_DIR');
+ok(-f "$jail/private/404.html", 'make install: error pages in the jail\'s PRIVATE_DIR');
+SKIP: {
+	skip 'no doc/mrhttpd.8 yet', 1 unless -f "$MrhttpdTest::ROOT/doc/mrhttpd.8";
+	ok(-f "$dir/man/man8/mrhttpd.8", 'make install: the man page in MANDIR');
+}
+
+# rc(ARGS, [ENV, [SHELL]]): runs the installed rc.httpd (with SHELL, if
+# given); returns (exit code, output).
+sub rc {
+	my ($args, $env, $shell) = @_;
+	my $out = "$dir/rc.out";
+	my ($code) = run_timed({ timeout => 20, stdout => $out, stderr => $out,
+		env => { PIDFILE => $pidfile, %{ $env // {} } } },
+		($shell ? @$shell : ()), $rc_httpd, @$args);
+	return ($code, slurp($out) // '');
+}
+
+sub read_pid { (slurp($pidfile) // '') =~ /^(\d+)$/m ? $1 : undef }
+
+sub serves {
+	my ($r) = parse_responses(http_get('/', port => $port, timeout => 3));
+	return $r && $r->{status} == 200 && $r->{body} eq "jail index $marker\n";
+}
+
+# --- the pid file way ------------------------------------------------------------------
+unlink $pidfile;
+my ($code, $out) = rc(['status']);
+is($code, 3, 'status before start: 3 (not running)') or diag($out);
+($code, $out) = rc(['stop']);
+is($code, 0, 'stop when stopped: 0') or diag($out);
+
+($code, $out) = rc(['start']);
+is($code, 0, 'start: 0') or diag($out);
+ok(serves(), 'start: the port answers when start returns');
+my $pid = read_pid() // 0;
+ok($pid, 'start: the pid file names the server');
+is(readlink("/proc/$pid/root"), $jail, 'start: the server is in its jail');
+is((proc_ids($pid) // {})->{uid}[0], $nuid, 'start: the server runs as nobody');
+
+($code, $out) = rc(['start']);
+is($code, 0, 'start when running: 0');
+like($out, qr/already running/, 'start when running: says so');
+is(read_pid(), $pid, 'start when running: the same server');
+
+($code, $out) = rc(['status']);
+is($code, 0, 'status when running: 0') or diag($out);
+
+# reload = SIGHUP: the log is reopened, as logrotate's postrotate needs.
+my $log = "$jail/log/access.log";
+rename($log, "$log.1") or die "rename: $!";
+($code, $out) = rc(['reload']);
+is($code, 0, 'reload: 0') or diag($out);
+my $deadline = time + 5;
+sleep 0.02 until -e $log || time > $deadline;
+http_get('/index.html?after-reload', port => $port);
+$deadline = time + 5;
+sleep 0.02 until (slurp($log) // '') =~ /after-reload/ || time > $deadline;
+like(slurp($log) // '', qr/after-reload/, 'reload: the log is reopened');
+
+my $t0 = time;
+($code, $out) = rc(['restart']);
+is($code, 0, 'restart: 0') or diag($out);
+my $new = read_pid() // 0;
+ok($new && $new != $pid, 'restart: a new server') or diag("old $pid, new $new");
+ok(!-e "/proc/$pid" || (MrhttpdJail::proc_stat($pid) // {})->{state} eq 'Z',
+	'restart: the old server is gone');
+ok(serves(), 'restart: the port answers when restart returns');
+($code) = rc(['status']);
+is($code, 0, 'status after restart: 0');
+
+$t0 = time;
+($code, $out) = rc(['stop']);
+my $took = time - $t0;
+is($code, 0, 'stop: 0') or diag($out);
+ok(MrhttpdJail::wait_gone($new, 0.1), 'stop: the server is gone when stop returns');
+ok(!MrhttpdJail::connect_ok($port), 'stop: nothing listens any more');
+cmp_ok($took, '<', 6, 'stop: within the 5 s grace');
+ok(!-e $pidfile, 'stop: the pid file is removed');
+($code) = rc(['status']);
+is($code, 3, 'status after stop: 3');
+($code) = rc(['reload']);
+is($code, 7, 'reload when stopped: 7 (not running)');
+
+# The same under BusyBox's shell, as on a router.
+{
+	my @bb = ('/bin/busybox', 'sh');
+	($code, $out) = rc(['start'], {}, \@bb);
+	is($code, 0, 'busybox sh: start: 0') or diag($out);
+	ok(serves(), 'busybox sh: serving');
+	($code) = rc(['status'], {}, \@bb);
+	is($code, 0, 'busybox sh: status: 0');
+	($code, $out) = rc(['stop'], {}, \@bb);
+	is($code, 0, 'busybox sh: stop: 0') or diag($out);
+	($code) = rc(['status'], {}, \@bb);
+	is($code, 3, 'busybox sh: status after stop: 3');
+}
+
+# A stale pid file (a dead pid) is "not running", and start still works.
+{
+	my $child = fork() // die;
+	POSIX::_exit(0) if !$child;
+	waitpid($child, 0);
+	open my $fh, '>', $pidfile or die;
+	print $fh "$child\n";
+	close $fh;
+	($code) = rc(['status']);
+	is($code, 3, 'status with a stale pid file: 3');
+	($code, $out) = rc(['start']);
+	is($code, 0, 'start over a stale pid file: 0') or diag($out);
+	ok(serves(), 'start over a stale pid file: serving');
+	($code, $out) = rc(['stop']);
+	is($code, 0, 'and stop: 0') or diag($out);
+}
+
+($code) = rc(['frobnicate']);
+is($code, 2, 'unknown action: 2');
+($code) = rc(['start'], { MRHTTPD => "$dir/no-such-binary" });
+is($code, 5, 'start without the binary: 5 (not installed)');
+
+# --- killall -2 mrhttpd, in a pid namespace of its own ----------------------------------
+SKIP: {
+	my ($ok) = run_timed({ timeout => 10 }, 'unshare', '-pf', '--mount-proc',
+		'true');
+	skip 'unshare -pf --mount-proc does not work here', 8 if $ok != 0;
+	skip 'killall is not installed (apt-get install psmisc)', 8
+		unless MrhttpdTest::find_prog('killall');
+
+	# A server outside the namespace, with the same name: it must survive.
+	$t->run({ public => undef });
+	my $outside = $t->pid;
+
+	my $script = <<'EOF';
+rc=$1 port=$2
+$rc start; echo "start=$?"
+$rc status; echo "status=$?"
+echo "http=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")"
+$rc stop; echo "stop=$?"
+$rc status; echo "status2=$?"
+echo "left=$(pidof mrhttpd)"
+EOF
+	my $res = "$dir/ns.out";
+	my ($rc) = run_timed({ timeout => 30, stdout => $res, stderr => $res,
+		env => { PIDFILE => '' } },
+		'unshare', '-pf', '--mount-proc', 'sh', '-c', $script, 'sh',
+		$rc_httpd, $port);
+	my $o = slurp($res) // '';
+	is($rc, 0, 'namespace: the script ran') or diag($o);
+	like($o, qr/^start=0$/m, 'killall mode: start: 0') or diag($o);
+	like($o, qr/^status=0$/m, 'killall mode: status when running: 0');
+	like($o, qr/^http=200$/m, 'killall mode: serving');
+	like($o, qr/^stop=0$/m, 'killall mode: stop (killall -2 mrhttpd): 0');
+	like($o, qr/^status2=3$/m, 'killall mode: status after stop: 3');
+	like($o, qr/^left=$/m, 'killall mode: no mrhttpd left in the namespace');
+	ok($t->alive && $t->pid == $outside,
+		'killall in the namespace left the mrhttpd outside it alone');
+	$t->teardown;
+}
+
+done_testing();
