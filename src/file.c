@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "mrhttpd.h"
@@ -149,7 +150,9 @@ struct fcache {
 	ino_t		 fc_ino;
 	struct timespec	 fc_mtime;
 	time_t		 fc_checked;
+	time_t		 fc_lm;		/* Last-Modified: mtime, not after now */
 	char		 fc_lastmod[29];
+	char		 fc_etag[64];	/* strong: "inode-size-mtime", quoted */
 };
 static __thread struct fcache fcache[FC_ENTRIES];
 static __thread unsigned fcache_next;
@@ -225,6 +228,52 @@ fcache_find(const char *path, size_t len, time_t now)
 	return NULL;
 }
 
+static char *
+put_hex(char *p, unsigned long long v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	do
+		tmp[n++] = hex[v & 15];
+	while ((v >>= 4) != 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* Describes an open file: what the cache keeps, and what a reply needs. */
+static void
+fcache_fill(struct fcache *e, int fd, const struct stat *st, const char *type,
+    time_t now)
+{
+	char *p;
+
+	e->fc_fd = fd;
+	e->fc_type = type;
+	e->fc_size = st->st_size;
+	e->fc_dev = st->st_dev;
+	e->fc_ino = st->st_ino;
+	e->fc_mtime = st->st_mtim;
+	e->fc_checked = now;
+	/* a modification time in the future is clamped to now */
+	e->fc_lm = st->st_mtime > now ? now : st->st_mtime;
+	fmt_http_date(e->fc_lastmod, e->fc_lm);
+	/* changes with any replacement or write of the file */
+	p = e->fc_etag;
+	*p++ = '"';
+	p = put_hex(p, (unsigned long long)st->st_ino);
+	*p++ = '-';
+	p = put_hex(p, (unsigned long long)st->st_size);
+	*p++ = '-';
+	p = put_hex(p, (unsigned long long)st->st_mtim.tv_sec);
+	*p++ = '.';
+	p = put_hex(p, (unsigned long long)st->st_mtim.tv_nsec);
+	*p++ = '"';
+	*p = '\0';
+}
+
 /* Keeps fd in the cache; returns the entry, or NULL if it does not fit. */
 static struct fcache *
 fcache_add(const char *path, size_t len, int fd, const struct stat *st,
@@ -239,18 +288,135 @@ fcache_add(const char *path, size_t len, int fd, const struct stat *st,
 	e = &fcache[fcache_next++ % FC_ENTRIES];
 	if (e->fc_fd > 0)
 		fcache_drop(e);
-	e->fc_fd = fd;
+	fcache_fill(e, fd, st, type, now);
 	e->fc_len = (unsigned short)len;
 	memcpy(e->fc_path, path, len);
-	e->fc_type = type;
-	e->fc_size = st->st_size;
-	e->fc_dev = st->st_dev;
-	e->fc_ino = st->st_ino;
-	e->fc_mtime = st->st_mtim;
-	e->fc_checked = now;
-	/* a modification time in the future is clamped to now */
-	fmt_http_date(e->fc_lastmod, st->st_mtime > now ? now : st->st_mtime);
 	return e;
+}
+
+/*
+ * Does a list of entity-tags (If-Match, If-None-Match) name etag?  "*"
+ * names any.  Strong comparison (If-Match) ignores weak tags; weak
+ * comparison (If-None-Match) compares the opaque parts.
+ */
+static int
+etag_match(const char *list, const char *etag, int strong)
+{
+	size_t n = strlen(etag);
+	const char *q;
+	int weak;
+
+	while (*list == ' ' || *list == '\t')
+		list++;
+	if (list[0] == '*' && list[1] == '\0')
+		return 1;
+	while (*list != '\0') {
+		while (*list == ' ' || *list == '\t' || *list == ',')
+			list++;
+		if (*list == '\0')
+			break;
+		weak = list[0] == 'W' && list[1] == '/';
+		if (weak)
+			list += 2;
+		if (*list != '"' || (q = strchr(list + 1, '"')) == NULL)
+			return 0;	/* malformed: no match */
+		if (!(weak && strong) && (size_t)(q + 1 - list) == n &&
+		    memcmp(list, etag, n) == 0)
+			return 1;
+		list = q + 1;
+	}
+	return 0;
+}
+
+/*
+ * Preconditions, in the order of RFC 9110 13.2.2.  Returns 0 to go on,
+ * or 304 or 412.
+ */
+static int
+preconditions(const struct request *r, const struct fcache *e)
+{
+	time_t t;
+
+	if (r->req_if_match != NULL) {
+		if (!etag_match(r->req_if_match, e->fc_etag, 1))
+			return 412;
+	} else if (r->req_if_unmodified_since != NULL &&
+	    http_date_parse(r->req_if_unmodified_since, &t) == 0 &&
+	    e->fc_lm > t)
+		return 412;
+	if (r->req_if_none_match != NULL) {
+		if (etag_match(r->req_if_none_match, e->fc_etag, 0))
+			return 304;	/* only GET and HEAD come here */
+	} else if (r->req_if_modified_since != NULL &&
+	    http_date_parse(r->req_if_modified_since, &t) == 0 &&
+	    e->fc_lm <= t)
+		return 304;
+	return 0;
+}
+
+/* Reads a byte position; saturates instead of overflowing. */
+static const char *
+range_pos(const char *s, off_t *v)
+{
+	unsigned long long n = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++)
+		n = n > 0x7fffffffffffffffULL / 10 ? 0x7fffffffffffffffULL :
+		    n * 10 + (unsigned long long)(*s - '0');
+	*v = n > 0x7fffffffffffffffULL ? 0x7fffffffffffffffLL : (off_t)n;
+	return s;
+}
+
+/*
+ * A Range header (RFC 9110 14.2) for a file of size bytes.  Returns 1 with
+ * *off and *len for one satisfiable range, -1 when none is satisfiable
+ * (416), or 0 to ignore the header and send the whole file: for syntax we
+ * do not follow, and for several ranges (no multipart/byteranges: one
+ * response is never longer than the file, whatever the client asks).
+ */
+static int
+range_parse(const char *v, off_t size, off_t *off, off_t *len)
+{
+	const char *s;
+	off_t a, b;
+
+	if (strncasecmp(v, "bytes=", 6) != 0 || strchr(v, ',') != NULL)
+		return 0;
+	v += 6;
+	if (*v == '-') {		/* suffix: the last b bytes */
+		if ((s = range_pos(v + 1, &b)) == v + 1 || *s != '\0')
+			return 0;
+		if (b == 0 || size == 0)
+			return -1;
+		*off = b >= size ? 0 : size - b;
+		*len = size - *off;
+		return 1;
+	}
+	if ((s = range_pos(v, &a)) == v || *s != '-')
+		return 0;
+	v = s + 1;
+	if (*v == '\0')
+		b = size - 1;
+	else if ((s = range_pos(v, &b)) == v || *s != '\0' || b < a)
+		return 0;
+	if (a >= size)
+		return -1;
+	if (b >= size)
+		b = size - 1;
+	*off = a;
+	*len = b - a + 1;
+	return 1;
+}
+
+/* Does If-Range (an entity-tag or a date) still describe the file? */
+static int
+if_range_holds(const char *v, const struct fcache *e)
+{
+	time_t t;
+
+	if (*v == '"' || (v[0] == 'W' && v[1] == '/'))
+		return etag_match(v, e->fc_etag, 1);
+	return http_date_parse(v, &t) == 0 && t == e->fc_lm;
 }
 
 /*
@@ -310,16 +476,16 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 int
 file_serve(struct conn *c, struct request *r, struct reply *rp)
 {
-	char out[OUT_SIZE], typebuf[128], lastmod[29], *p, *path;
-	const char *type, *date_lastmod;
-	struct fcache *e;
+	char out[OUT_SIZE], typebuf[128], *p, *path;
+	const char *type;
+	struct fcache *e, tmp;
 	struct iovec iov[1];
 	struct stat st;
 	size_t srclen = r->req_path_len;
 	ssize_t len;
-	off_t size;
+	off_t size, off;
 	time_t now;
-	int fd, rc, cached, shrank = 0;
+	int fd, rc, cached, status, shrank = 0;
 
 	/* QUERY_HACK: the query is part of the file name below its prefix */
 	if (ENABLE_QUERY_HACK && r->req_query != NULL &&
@@ -335,13 +501,8 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	    (len = path_normalize(path)) < 0)
 		return response_error(c, r, rp, 400);
 
-	p = response_head(out, 200, r->req_minor, c);
 	(void)http_date_now(&now);
 	if ((e = fcache_find(path, (size_t)len, now)) != NULL) {
-		fd = e->fc_fd;
-		size = e->fc_size;
-		type = e->fc_type;
-		date_lastmod = e->fc_lastmod;
 		cached = 1;
 	} else {
 		fd = file_open(path, (size_t)len, &st, &type, typebuf,
@@ -350,35 +511,73 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 			return redirect_dir(c, r, rp);
 		if (fd < 0)
 			return response_error(c, r, rp, -fd);
-		size = st.st_size;
 		cached = type != typebuf &&
 		    (e = fcache_add(path, (size_t)len, fd, &st, type, now)) != NULL;
-		if (cached)
-			date_lastmod = e->fc_lastmod;
-		else {
-			fmt_http_date(lastmod, st.st_mtime > now ? now : st.st_mtime);
-			date_lastmod = lastmod;
+		if (!cached) {
+			e = &tmp;
+			fcache_fill(e, fd, &st, type, now);
 		}
 	}
+	fd = e->fc_fd;
+	size = e->fc_size;
+	off = 0;
+	status = preconditions(r, e);
+	if (status == 0 && r->req_method == M_GET && r->req_range != NULL &&
+	    (r->req_if_range == NULL || if_range_holds(r->req_if_range, e)))
+		switch (range_parse(r->req_range, e->fc_size, &off, &size)) {
+		case 1:
+			status = 206;
+			break;
+		case -1:
+			status = 416;
+			break;
+		}
+	rp->rp_status = status == 0 ? 200 : status;
+	rp->rp_bytes = 0;
+	if (status == 412 || status == 416) {
+		char cr[48];
 
-	p = PUTS(p, "Content-Type: ");
-	p = put(p, type, strlen(type));
+		p = PUTS(cr, "Content-Range: bytes */");
+		p = fmt_uint(p, (unsigned long long)e->fc_size);
+		p = PUTS(p, "\r\n");
+		*p = '\0';
+		rc = response_error_hdr(c, r, rp, status,
+		    status == 416 ? cr : NULL);
+		goto done;
+	}
+
+	p = response_head(out, rp->rp_status, r->req_minor, c);
+	p = PUTS(p, "ETag: ");
+	p = put(p, e->fc_etag, strlen(e->fc_etag));
+	p = PUTS(p, "\r\nLast-Modified: ");
+	p = put(p, e->fc_lastmod, 29);
+	if (status == 304) {
+		p = PUTS(p, "\r\n\r\n");
+		rc = conn_write(c, out, (size_t)(p - out));
+		goto done;
+	}
+	p = PUTS(p, "\r\nAccept-Ranges: bytes\r\nContent-Type: ");
+	p = put(p, e->fc_type, strlen(e->fc_type));
+	if (status == 206) {
+		p = PUTS(p, "\r\nContent-Range: bytes ");
+		p = fmt_uint(p, (unsigned long long)off);
+		*p++ = '-';
+		p = fmt_uint(p, (unsigned long long)(off + size - 1));
+		*p++ = '/';
+		p = fmt_uint(p, (unsigned long long)e->fc_size);
+	}
 	p = PUTS(p, "\r\nContent-Length: ");
 	p = fmt_uint(p, (unsigned long long)size);
-	p = PUTS(p, "\r\nLast-Modified: ");
-	p = put(p, date_lastmod, 29);
 	p = PUTS(p, "\r\n\r\n");
 	iov[0].iov_base = out;
 	iov[0].iov_len = (size_t)(p - out);
-	rp->rp_status = 200;
-	rp->rp_bytes = 0;
 
 	if (r->req_method == M_HEAD || size == 0) {
 		rc = conn_writev(c, iov, 1);
 	} else if (size <= out + sizeof(out) - p) {
 		/* one syscall for head and body, from one buffer */
 		do
-			len = pread(fd, p, (size_t)size, 0);
+			len = pread(fd, p, (size_t)size, off);
 		while (len == -1 && errno == EINTR);
 		if (len != size) {
 			rc = -1;	/* shrank under us: the length is wrong */
@@ -391,10 +590,11 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	} else {
 		rc = conn_writev_more(c, iov, 1, 1);
 		if (rc == 0)
-			rc = conn_sendfile(c, fd, 0, size);
+			rc = conn_sendfile(c, fd, off, size);
 		if (rc == 0)
 			rp->rp_bytes = size;
 	}
+ done:
 	if (!cached)
 		close(fd);
 	else if (shrank)

@@ -89,6 +89,13 @@ struct request {
 	const char	*req_host;
 	const char	*req_ua;
 	const char	*req_referer;
+	/* conditional and range requests (RFC 9110 13, 14) */
+	const char	*req_if_match;
+	const char	*req_if_none_match;
+	const char	*req_if_modified_since;
+	const char	*req_if_unmodified_since;
+	const char	*req_if_range;
+	const char	*req_range;
 	int		 req_nhdrs;
 	struct header	 req_hdrs[MAX_HEADERS];
 };
@@ -131,6 +138,12 @@ void	 time_utc(time_t, struct tm *);
 char	*fmt_http_date(char *, time_t);	/* writes 29 bytes */
 const char *http_date_now(time_t *);	/* this thread's cached Date value */
 
+/*
+ * http_date_parse: an HTTP-date in any of the three forms RFC 9110 5.6.7
+ * says recipients accept.  Returns 0 with *t set, or -1.
+ */
+int	 http_date_parse(const char *, time_t *);
+
 /* mime.c: type for the file name's suffix, or NULL when unknown. */
 const char *mime_lookup(const char *, size_t);
 
@@ -164,7 +177,11 @@ struct reply {
 	long long	 rp_bytes;	/* body bytes sent, for the log */
 };
 const char *response_reason(int);
+#define ALLOW_HEADER	"Allow: GET, HEAD, OPTIONS\r\n"
 int	 response_error(struct conn *, struct request *, struct reply *, int);
+int	 response_options(struct conn *, struct request *, struct reply *);
+int	 response_error_hdr(struct conn *, struct request *, struct reply *, int,
+	    const char *);
 char	*response_head(char *, int, int, struct conn *);
 
 /* file.c */

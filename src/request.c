@@ -284,9 +284,27 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 				r->req_host = v;
 			}
 			break;
+		case 5:
+			if (hdr_is(h, "Range", 5))
+				r->req_range = v;
+			break;
 		case 7:
 			if (hdr_is(h, "Referer", 7))
 				r->req_referer = v;
+			break;
+		case 8:
+			if (hdr_is(h, "If-Match", 8))
+				r->req_if_match = v;
+			else if (hdr_is(h, "If-Range", 8))
+				r->req_if_range = v;
+			break;
+		case 13:
+			if (hdr_is(h, "If-None-Match", 13))
+				r->req_if_none_match = v;
+			break;
+		case 19:
+			if (hdr_is(h, "If-Unmodified-Since", 19))
+				r->req_if_unmodified_since = v;
 			break;
 		case 10:
 			if (hdr_is(h, "Connection", 10)) {
@@ -306,6 +324,10 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 			}
 			break;
 		case 17:
+			if (hdr_is(h, "If-Modified-Since", 17)) {
+				r->req_if_modified_since = v;
+				break;
+			}
 			if (hdr_is(h, "Transfer-Encoding", 17)) {
 				/* only chunked can delimit a request body */
 				if (r->req_chunked || !te_ends_chunked(v))

@@ -11,6 +11,8 @@ response_reason(int status)
 {
 	switch (status) {
 	case 200: return "OK";
+	case 204: return "No Content";
+	case 206: return "Partial Content";
 	case 301: return "Moved Permanently";
 	case 304: return "Not Modified";
 	case 400: return "Bad Request";
@@ -18,8 +20,10 @@ response_reason(int status)
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 408: return "Request Timeout";
+	case 412: return "Precondition Failed";
 	case 413: return "Content Too Large";
 	case 414: return "URI Too Long";
+	case 416: return "Range Not Satisfiable";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 501: return "Not Implemented";
@@ -74,7 +78,15 @@ must_close(int status)
 int
 response_error(struct conn *c, struct request *r, struct reply *rp, int status)
 {
-	char head[512], body[256], *p, *b;
+	return response_error_hdr(c, r, rp, status, NULL);
+}
+
+/* The same, with one more header line (CRLF included), e.g. Allow. */
+int
+response_error_hdr(struct conn *c, struct request *r, struct reply *rp,
+    int status, const char *extra)
+{
+	char head[640], body[256], *p, *b;
 	const char *reason = response_reason(status);
 	struct iovec iov[2];
 	struct stat st;
@@ -111,6 +123,8 @@ response_error(struct conn *c, struct request *r, struct reply *rp, int status)
 	}
 
 	p = response_head(head, status, r != NULL ? r->req_minor : 1, c);
+	if (extra != NULL)
+		p = put(p, extra, strlen(extra));
 	p = PUTS(p, "Content-Type: text/html\r\nContent-Length: ");
 	p = fmt_uint(p, (unsigned long long)len);
 	p = PUTS(p, "\r\n\r\n");
@@ -127,4 +141,17 @@ response_error(struct conn *c, struct request *r, struct reply *rp, int status)
 		close(fd);
 	}
 	return rc;
+}
+
+/* OPTIONS, for "*" or any path: 204 with the methods we serve. */
+int
+response_options(struct conn *c, struct request *r, struct reply *rp)
+{
+	char head[320 + sizeof(CONFIG_PRAGMA)], *p;
+
+	p = response_head(head, 204, r->req_minor, c);
+	p = PUTS(p, ALLOW_HEADER "\r\n");
+	rp->rp_status = 204;
+	rp->rp_bytes = 0;
+	return conn_write(c, head, (size_t)(p - head));
 }

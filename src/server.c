@@ -278,10 +278,21 @@ conn_serve(struct conn *c)
 				c->c_close = 1;
 		}
 
-		if (req.req_method == M_GET || req.req_method == M_HEAD)
+		switch (req.req_method) {
+		case M_GET:
+		case M_HEAD:
 			rc = file_serve(c, &req, &rp);
-		else
+			break;
+		case M_OPTIONS:
+			rc = response_options(c, &req, &rp);
+			break;
+		case M_UNKNOWN:
 			rc = response_error(c, &req, &rp, 501);
+			break;
+		default:	/* a method we know but do not allow here */
+			rc = response_error_hdr(c, &req, &rp, 405, ALLOW_HEADER);
+			break;
+		}
 
 		a.a_line = req.req_line;
 		a.a_line_len = strlen(req.req_line);

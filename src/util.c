@@ -183,3 +183,96 @@ http_date_now(time_t *now)
 	}
 	return buf;
 }
+
+/* Days since 1970-01-01 of a civil date (month 1-12); the inverse of the
+ * arithmetic in time_utc. */
+static long long
+days_from_civil(long long y, int m, int d)
+{
+	long long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static int
+month_of(const char *s)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	int i;
+
+	for (i = 0; i < 12; i++)
+		if (strncmp(s, months + 3 * i, 3) == 0)
+			return i + 1;
+	return 0;
+}
+
+/* Reads exactly n digits; returns the value or -1. */
+static int
+digits(const char *s, int n)
+{
+	int v = 0;
+
+	while (n-- > 0) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s++ - '0');
+	}
+	return v;
+}
+
+int
+http_date_parse(const char *s, time_t *t)
+{
+	const char *p = strchr(s, ' ');
+	int d, m, y, hh, mm, ss;
+
+	if (p == NULL)
+		return -1;
+	p++;
+	if (p - s == 5 && s[3] == ',') {
+		/* IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT" */
+		if (strlen(p) != 24 || p[2] != ' ' || p[6] != ' ' ||
+		    p[11] != ' ' || strcmp(p + 20, " GMT") != 0)
+			return -1;
+		d = digits(p, 2);
+		m = month_of(p + 3);
+		y = digits(p + 7, 4);
+		p += 12;
+	} else if (s[p - s - 2] == ',') {
+		/* RFC 850: "Sunday, 06-Nov-94 08:49:37 GMT" */
+		if (strlen(p) != 22 || p[2] != '-' || p[6] != '-' ||
+		    p[9] != ' ' || strcmp(p + 18, " GMT") != 0)
+			return -1;
+		d = digits(p, 2);
+		m = month_of(p + 3);
+		y = digits(p + 7, 2);
+		y += y < 70 ? 2000 : 1900;
+		p += 10;
+	} else if (p - s == 4) {
+		/* asctime: "Sun Nov  6 08:49:37 1994" */
+		if (strlen(p) != 20 || p[3] != ' ' || p[6] != ' ' ||
+		    p[15] != ' ')
+			return -1;
+		m = month_of(p);
+		d = p[4] == ' ' ? digits(p + 5, 1) : digits(p + 4, 2);
+		y = digits(p + 16, 4);
+		p += 7;
+	} else
+		return -1;
+	if (p[2] != ':' || p[5] != ':')
+		return -1;
+	hh = digits(p, 2);
+	mm = digits(p + 3, 2);
+	ss = digits(p + 6, 2);
+	if (d < 1 || d > 31 || m == 0 || y < 0 || hh < 0 || hh > 23 ||
+	    mm < 0 || mm > 59 || ss < 0 || ss > 60)
+		return -1;
+	*t = (time_t)(days_from_civil(y, m, d) * 86400 + hh * 3600 +
+	    mm * 60 + ss);
+	return 0;
+}
