@@ -470,6 +470,80 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 }
 
 /*
+ * Finds path in this thread's cache, or opens it.  Returns 0 with *ep set
+ * (*cachedp 0 when *ep is tmp and the caller must close its fd), -301 for
+ * a directory without its slash, or -status.
+ */
+static int
+file_get(char *path, size_t len, time_t now, struct fcache *tmp,
+    struct fcache **ep, int *cachedp, char *typebuf, size_t typesz)
+{
+	const char *type;
+	struct stat st;
+	int fd;
+
+	if ((*ep = fcache_find(path, len, now)) != NULL) {
+		*cachedp = 1;
+		return 0;
+	}
+	if ((fd = file_open(path, len, &st, &type, typebuf, typesz)) < 0)
+		return fd;
+	*cachedp = type != typebuf &&
+	    (*ep = fcache_add(path, len, fd, &st, type, now)) != NULL;
+	if (!*cachedp) {
+		*ep = tmp;
+		fcache_fill(tmp, fd, &st, type, now);
+	}
+	return 0;
+}
+
+/* Does Accept-Encoding allow gzip (by name or by "*", with q above 0)? */
+static int
+accepts_gzip(const char *v)
+{
+	int star = 0, q, n;
+
+	if (v == NULL)
+		return 0;
+	while (*v != '\0') {
+		while (*v == ' ' || *v == '\t' || *v == ',')
+			v++;
+		for (n = 0; v[n] != '\0' && v[n] != ',' && v[n] != ';' &&
+		    v[n] != ' ' && v[n] != '\t'; n++)
+			;
+		if (n == 0)
+			break;
+		/* q=0, q=0.0 and the like refuse; any other q accepts */
+		q = 1;
+		const char *p = v + n;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == ';') {
+			p++;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if ((p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+				p += 2;
+				q = 0;
+				for (; *p != '\0' && *p != ','; p++)
+					if (*p >= '1' && *p <= '9')
+						q = 1;
+			}
+		}
+		if ((n == 4 && strncasecmp(v, "gzip", 4) == 0) ||
+		    (n == 6 && strncasecmp(v, "x-gzip", 6) == 0))
+			return q;
+		if (n == 1 && *v == '*')
+			star = q;
+		while (*p != '\0' && *p != ',')
+			p++;
+		v = p;
+	}
+	return star;
+}
+
+/*
  * Serves a GET or HEAD for a static file.  Returns 0 when the connection
  * may go on, -1 when it must be closed.
  */
@@ -480,44 +554,63 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	const char *type;
 	struct fcache *e, tmp;
 	struct iovec iov[1];
-	struct stat st;
+	const char *src = r->req_target;
 	size_t srclen = r->req_path_len;
 	ssize_t len;
 	off_t size, off;
 	time_t now;
-	int fd, rc, cached, status, shrank = 0;
+	int fd, rc, cached, status, shrank = 0, root_only = 0, gz = 0;
 
+	/* PATH_PREFIX: required, and not part of the file's path */
+	if (ENABLE_PATH_PREFIX) {
+		size_t n = sizeof(CONFIG_PATH_PREFIX) - 1;
+
+		if (srclen < n || memcmp(src, CONFIG_PATH_PREFIX, n) != 0 ||
+		    (srclen > n && src[n] != '/'))
+			return response_error(c, r, rp, 404);
+		src += n;
+		srclen -= n;
+		if (srclen == 0) {	/* "/prefix" alone: its root */
+			src = "/";
+			srclen = 1;
+			root_only = 1;
+		}
+	}
 	/* QUERY_HACK: the query is part of the file name below its prefix */
-	if (ENABLE_QUERY_HACK && r->req_query != NULL &&
-	    strncmp(r->req_target, CONFIG_QUERY_HACK,
-	    sizeof(CONFIG_QUERY_HACK) - 1) == 0)
-		srclen = r->req_target_len;
+	if (ENABLE_QUERY_HACK && r->req_query != NULL && !root_only &&
+	    strncmp(src, CONFIG_QUERY_HACK, sizeof(CONFIG_QUERY_HACK) - 1) == 0)
+		srclen = (size_t)(r->req_query + r->req_query_len - src);
 	if (srclen >= PATH_MAX_LEN)
 		return response_error(c, r, rp, 414);
 	/* decode into the scratch room behind the received bytes: the page
 	 * the request already sits in (see struct conn) */
 	path = c->c_buf + c->c_len + 1;
-	if ((len = url_decode(r->req_target, srclen, path, PATH_MAX_LEN)) < 0 ||
+	if ((len = url_decode(src, srclen, path, PATH_MAX_LEN)) < 0 ||
 	    (len = path_normalize(path)) < 0)
 		return response_error(c, r, rp, 400);
 
 	(void)http_date_now(&now);
-	if ((e = fcache_find(path, (size_t)len, now)) != NULL) {
-		cached = 1;
-	} else {
-		fd = file_open(path, (size_t)len, &st, &type, typebuf,
-		    sizeof(typebuf));
-		if (fd == -301)
-			return redirect_dir(c, r, rp);
-		if (fd < 0)
-			return response_error(c, r, rp, -fd);
-		cached = type != typebuf &&
-		    (e = fcache_add(path, (size_t)len, fd, &st, type, now)) != NULL;
-		if (!cached) {
-			e = &tmp;
-			fcache_fill(e, fd, &st, type, now);
+	type = NULL;
+	if (ENABLE_GZIP_STATIC && path[len - 1] != '/' &&
+	    accepts_gzip(r->req_accept_encoding) && len + 3 < PATH_MAX_LEN) {
+		/* FILE.gz beside FILE, for a client that takes gzip */
+		memcpy(path + len, ".gz", 4);
+		if (file_get(path, (size_t)len + 3, now, &tmp, &e, &cached,
+		    typebuf, sizeof(typebuf)) == 0) {
+			gz = 1;
+			if ((type = mime_lookup(path, (size_t)len)) == NULL)
+				type = "application/octet-stream";
 		}
+		path[len] = '\0';
 	}
+	if (!gz && (rc = file_get(path, (size_t)len, now, &tmp, &e, &cached,
+	    typebuf, sizeof(typebuf))) != 0) {
+		if (rc == -301)
+			return redirect_dir(c, r, rp);
+		return response_error(c, r, rp, -rc);
+	}
+	if (type == NULL)
+		type = e->fc_type;
 	fd = e->fc_fd;
 	size = e->fc_size;
 	off = 0;
@@ -556,8 +649,12 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 		rc = conn_write(c, out, (size_t)(p - out));
 		goto done;
 	}
+	if (ENABLE_GZIP_STATIC)
+		p = PUTS(p, "\r\nVary: Accept-Encoding");
+	if (gz)
+		p = PUTS(p, "\r\nContent-Encoding: gzip");
 	p = PUTS(p, "\r\nAccept-Ranges: bytes\r\nContent-Type: ");
-	p = put(p, e->fc_type, strlen(e->fc_type));
+	p = put(p, type, strlen(type));
 	if (status == 206) {
 		p = PUTS(p, "\r\nContent-Range: bytes ");
 		p = fmt_uint(p, (unsigned long long)off);

@@ -206,6 +206,19 @@ main(int argc, char *argv[])
 			break;
 	settings.set_devnull = nullfd;
 
+	/* access control: the secret may come from the environment, so that
+	 * it need not be compiled into the binary */
+	if (ENABLE_AUTH) {
+		const char *env = getenv("AUTH_HEADER");
+
+		settings.set_auth = env != NULL && *env != '\0' ? env :
+		    CONFIG_AUTH_HEADER;
+		if (*settings.set_auth == '\0')
+			die("AUTH_HEADER is set neither in mrhttpd.conf nor in "
+			    "the environment");
+		settings.set_auth_len = strlen(settings.set_auth);
+	}
+
 	/* user: looked up before the jail, which may have no /etc/passwd */
 	if (ENABLE_SETUID && (pw = getpwnam(CONFIG_SYSTEM_USER)) == NULL)
 		die("unknown user %s", CONFIG_SYSTEM_USER);

@@ -33,7 +33,9 @@
 	X("cgi", 0) \
 	X("put", 0) \
 	X("auto-index", 0) \
-	X("auth", 0)
+	X("auth", ENABLE_AUTH) \
+	X("path-prefix", ENABLE_PATH_PREFIX) \
+	X("gzip-static", ENABLE_GZIP_STATIC)
 
 enum {
 	PATH_MAX_LEN = 4096,		/* longest decoded request path */
@@ -50,6 +52,8 @@ struct settings {
 	int		 set_foreground;
 	int		 set_fd_cache_max;	/* fds at or above are not cached */
 	int		 set_devnull;		/* /dev/null, opened before the jail */
+	const char	*set_auth;		/* AUTH_HEADER, or from the environment */
+	size_t		 set_auth_len;
 };
 extern struct settings settings;
 
@@ -96,6 +100,8 @@ struct request {
 	const char	*req_if_unmodified_since;
 	const char	*req_if_range;
 	const char	*req_range;
+	const char	*req_authorization;
+	const char	*req_accept_encoding;
 	int		 req_nhdrs;
 	struct header	 req_hdrs[MAX_HEADERS];
 };

@@ -301,6 +301,12 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 		case 13:
 			if (hdr_is(h, "If-None-Match", 13))
 				r->req_if_none_match = v;
+			else if (hdr_is(h, "Authorization", 13))
+				r->req_authorization = v;
+			break;
+		case 15:
+			if (hdr_is(h, "Accept-Encoding", 15))
+				r->req_accept_encoding = v;
 			break;
 		case 19:
 			if (hdr_is(h, "If-Unmodified-Since", 19))

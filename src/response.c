@@ -16,6 +16,7 @@ response_reason(int status)
 	case 301: return "Moved Permanently";
 	case 304: return "Not Modified";
 	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
 	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";

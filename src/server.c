@@ -226,6 +226,38 @@ read_head(struct conn *c, struct request *r)
 	}
 }
 
+/*
+ * Does the request carry AUTH_HEADER, where AUTH_METHODS asks for it?
+ * Compared in constant time: the time taken depends only on the length of
+ * the secret, never on how much of it a guess got right.
+ */
+static int
+authorized(const struct request *r)
+{
+	const char *got = r->req_authorization;
+	size_t n, i;
+	unsigned char diff;
+	int bit;
+
+	switch (r->req_method) {
+	case M_GET:	bit = 1; break;
+	case M_HEAD:	bit = 2; break;
+	case M_PUT:	bit = 4; break;
+	case M_DELETE:	bit = 8; break;
+	default:	return 1;
+	}
+	if ((CONFIG_AUTH_METHODS & bit) == 0)
+		return 1;
+	if (got == NULL)
+		got = "";
+	n = strlen(got);
+	diff = n != settings.set_auth_len;
+	for (i = 0; i < settings.set_auth_len; i++)
+		diff |= (unsigned char)(settings.set_auth[i] ^
+		    (i < n ? got[i] : 0));
+	return diff == 0;
+}
+
 /* The per-connection loop: head, dispatch, log, while keep-alive. */
 static void
 conn_serve(struct conn *c)
@@ -278,7 +310,11 @@ conn_serve(struct conn *c)
 				c->c_close = 1;
 		}
 
-		switch (req.req_method) {
+		if (ENABLE_AUTH && !authorized(&req))
+			rc = response_error_hdr(c, &req, &rp, 401,
+			    "WWW-Authenticate: Basic realm=\"" CONFIG_AUTH_REALM
+			    "\"\r\n");
+		else switch (req.req_method) {
 		case M_GET:
 		case M_HEAD:
 			rc = file_serve(c, &req, &rp);

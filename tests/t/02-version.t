@@ -9,7 +9,8 @@ use Test::More;
 use MrhttpdTest;
 
 my @features = qw(sendfile log log-file syslog pid-file error-pages default-index ext-file-cmd
-	query-hack pragma detach chroot setuid cgi put auto-index auth);
+	query-hack pragma detach chroot setuid cgi put auto-index auth
+	path-prefix gzip-static);
 
 sub check_format {
 	my ($t, $what) = @_;
