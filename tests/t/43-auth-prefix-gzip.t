@@ -1,0 +1,133 @@
+# Access control (AUTH_HEADER/AUTH_METHODS), PATH_PREFIX and GZIP_STATIC.
+use strict;
+use warnings;
+
+use Test::More;
+use MrhttpdTest;
+
+# base64 of test:test and of user:pw
+my $compiled = 'Basic dGVzdDp0ZXN0';
+my $fromenv = 'Basic dXNlcjpwdw==';
+
+sub req {
+	my ($method, $path, @hdr) = @_;
+	my ($r) = parse_responses(http(join('', "$method $path HTTP/1.1\r\n",
+		"Host: x\r\n", map({ "$_\r\n" } @hdr), "Connection: close\r\n\r\n")),
+		$method eq 'HEAD' ? (head => 1) : ());
+	return $r;
+}
+sub status { my $r = req(@_); return $r ? $r->{status} : 0 }
+
+# --- auth for every method (mask 15), secret compiled in -------------------
+my $t = MrhttpdTest->new(conf => { AUTH_HEADER => $compiled,
+	DEFAULT_INDEX => 'index.html' });
+$t->has('auth');
+$t->write_file('index.html', "secret page\n");
+$t->run();
+
+my $r = req('GET', '/');
+is($r->{status}, 401, 'GET without Authorization: 401');
+like($r->{headers}{'www-authenticate'} // '', qr/^Basic realm="mrhttpd"$/,
+	'401 names the Basic realm');
+unlike($r->{body}, qr/secret page/, '401 does not leak the page');
+is(status('GET', '/', "Authorization: $compiled"), 200, 'right credentials: 200');
+is(status('GET', '/', 'Authorization: Basic dGVzdDp0ZXN1'), 401, 'wrong password: 401');
+is(status('GET', '/', "Authorization: $compiled" . 'x'), 401, 'longer value: 401');
+is(status('GET', '/', 'Authorization: ' . substr($compiled, 0, -1)), 401,
+	'prefix of the value: 401');
+is(status('GET', '/', 'Authorization: basic dGVzdDp0ZXN0'), 401,
+	'the comparison is exact');
+is(status('HEAD', '/'), 401, 'HEAD needs it too with mask 15');
+is(status('OPTIONS', '*'), 204, 'OPTIONS needs no credentials');
+is(status('DELETE', '/', "Authorization: $compiled"), 405,
+	'DELETE with credentials reaches the method check (405)');
+is(status('DELETE', '/'), 401, 'DELETE without credentials: 401');
+# keep-alive survives a 401
+my $two = http("GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+	. "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: $compiled\r\n"
+	. "Connection: close\r\n\r\n");
+my @rs = parse_responses($two);
+is(join(',', map { $_->{status} } @rs), '401,200', 'a 401 keeps the connection');
+$t->stop();
+
+# --- the environment overrides the compiled secret ---------------------------
+my $te = MrhttpdTest->new(conf => { AUTH_HEADER => $compiled,
+	DEFAULT_INDEX => 'index.html' });
+$te->write_file('index.html', "x\n");
+$te->run({ env => { AUTH_HEADER => $fromenv } });
+is(status('GET', '/', "Authorization: $fromenv"), 200, 'AUTH_HEADER from the environment works');
+is(status('GET', '/', "Authorization: $compiled"), 401, '... and replaces the compiled one');
+$te->stop();
+
+# --- mask 12: GET and HEAD are free ------------------------------------------
+my $tm = MrhttpdTest->new(conf => { AUTH_HEADER => $compiled, AUTH_METHODS => 12,
+	DEFAULT_INDEX => 'index.html' });
+$tm->write_file('index.html', "open\n");
+$tm->run();
+is(status('GET', '/'), 200, 'AUTH_METHODS=12: GET needs nothing');
+is(status('HEAD', '/'), 200, 'AUTH_METHODS=12: HEAD needs nothing');
+is(status('PUT', '/'), 401, 'AUTH_METHODS=12: PUT needs it');
+$tm->stop();
+
+# --- auth compiled in without a secret anywhere: a start-up error -------------
+my $tn = MrhttpdTest->new(conf => { AUTH_METHODS => 15 });
+my ($rc, $out) = run_cmd($tn->binary, '-f', '-p', '1', '-r', $tn->htdocs);
+isnt($rc, 0, 'auth without AUTH_HEADER anywhere: refuses to start');
+like($out, qr/^mrhttpd: .*AUTH_HEADER/m, '... with a line naming AUTH_HEADER');
+
+# --- PATH_PREFIX ---------------------------------------------------------------
+my $tp = MrhttpdTest->new(conf => { PATH_PREFIX => '/app', DEFAULT_INDEX => 'index.html' });
+$tp->has('path-prefix');
+$tp->write_file('index.html', "root index\n");
+$tp->write_file('a.txt', "file a\n");
+$tp->write_file('d/index.html', "dir d\n");
+$tp->run();
+$r = req('GET', '/app/a.txt');
+is($r->{status}, 200, 'prefix + path: 200');
+is($r->{body}, "file a\n", '... the file below PUBLIC_DIR');
+is(status('GET', '/a.txt'), 404, 'without the prefix: 404');
+is(status('GET', '/apple/a.txt'), 404, 'a longer word is not the prefix');
+is(req('GET', '/app/')->{body}, "root index\n", '/app/ is the document root');
+is(req('GET', '/app')->{body}, "root index\n", '/app alone too');
+$r = req('GET', '/app/d');
+is($r->{status}, 301, 'directory without slash: 301');
+is($r->{headers}{location}, '/app/d/', '... to a Location that keeps the prefix');
+is(status('GET', '/app/../app/a.txt'), 400, 'no climbing out through the prefix');
+$tp->stop();
+
+# --- GZIP_STATIC -----------------------------------------------------------------
+my $tg = MrhttpdTest->new(conf => { GZIP_STATIC => 1 });
+$tg->has('gzip-static');
+my $plain = "hello, compressed world\n" x 20;
+$tg->write_file('page.html', $plain);
+my $gzbytes = "\x1f\x8b" . ('z' x 40);	# served as is: the server never reads it
+$tg->write_file('page.html.gz', $gzbytes);
+$tg->write_file('only.txt', "no gz here\n");
+$tg->run();
+
+$r = req('GET', '/page.html', 'Accept-Encoding: gzip, deflate');
+is($r->{status}, 200, 'gzip client: 200');
+is($r->{headers}{'content-encoding'}, 'gzip', '... Content-Encoding: gzip');
+is($r->{headers}{'content-type'}, 'text/html', '... the original Content-Type');
+is($r->{body}, $gzbytes, '... the .gz file');
+like($r->{headers}{vary} // '', qr/Accept-Encoding/i, '... Vary: Accept-Encoding');
+my $gz_etag = $r->{headers}{etag};
+
+$r = req('GET', '/page.html');
+is($r->{body}, $plain, 'no Accept-Encoding: the plain file');
+ok(!defined $r->{headers}{'content-encoding'}, '... without Content-Encoding');
+like($r->{headers}{vary} // '', qr/Accept-Encoding/i, '... and with Vary too');
+isnt($r->{headers}{etag}, $gz_etag, 'the two variants have different ETags');
+is(req('GET', '/page.html', 'Accept-Encoding: gzip;q=0')->{body}, $plain,
+	'gzip;q=0 gets the plain file');
+is(req('GET', '/page.html', 'Accept-Encoding: br, *;q=0.5')->{body}, $gzbytes,
+	'* with q > 0 takes gzip');
+is(req('GET', '/page.html', 'Accept-Encoding: *;q=0.5, gzip;q=0')->{body}, $plain,
+	'an explicit gzip;q=0 beats *');
+is(req('GET', '/only.txt', 'Accept-Encoding: gzip')->{body}, "no gz here\n",
+	'no .gz beside the file: the plain file');
+is(status('GET', '/page.html', 'Accept-Encoding: gzip',
+	"If-None-Match: $gz_etag"), 304, 'the gzip variant revalidates by its ETag');
+$tg->stop();
+
+$t->done_testing();
