@@ -44,8 +44,9 @@ endif
 
 OBJS-y = main.o server.o request.o response.o file.o io.o util.o mime.o
 OBJS-$(CONFIG_LOG) += log.o
+OBJS-$(CONFIG_AUTO_INDEX) += dirlist.o
 OBJS = $(addprefix $(BUILD)/,$(OBJS-y))
-HEADERS = src/mrhttpd.h src/log.h $(BUILD)/config.h
+HEADERS = src/mrhttpd.h src/log.h src/dirlist.h $(BUILD)/config.h
 
 all: $(BUILD)/mrhttpd
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mrhttpd.h"
+#include "dirlist.h"
 
 /*
  * The head and, when it fits, a small body are built in one buffer and go
@@ -426,7 +427,7 @@ if_range_holds(const char *v, const struct fcache *e)
  */
 static int
 file_open(char *path, size_t len, struct stat *st, const char **type,
-    char *typebuf, size_t typesz)
+    char *typebuf, size_t typesz, int *dirfd)
 {
 	const char *name = path;
 	size_t namelen = len;
@@ -437,14 +438,22 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 	if (fd == -1 || fstat(fd, st) == -1)
 		goto fail;
 	if (S_ISDIR(st->st_mode)) {
-		if (path[len - 1] != '/' || !ENABLE_DEFAULT_INDEX) {
+		if (path[len - 1] != '/') {
 			close(fd);
-			return path[len - 1] != '/' ? -301 : -403;
+			return -301;
 		}
 		dfd = fd;	/* the directory's fd serves as openat's base */
-		fd = openat(dfd, CONFIG_DEFAULT_INDEX,
-		    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		fd = !ENABLE_DEFAULT_INDEX ? -1 : openat(dfd,
+		    CONFIG_DEFAULT_INDEX, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+		    O_NOCTTY);
+		if (ENABLE_AUTO_INDEX && fd == -1 &&
+		    (!ENABLE_DEFAULT_INDEX || errno == ENOENT)) {
+			*dirfd = dfd;	/* no index file: list the directory */
+			return -FILE_LISTING;
+		}
 		close(dfd);
+		if (!ENABLE_DEFAULT_INDEX)
+			return -403;
 		if (fd == -1 || fstat(fd, st) == -1)
 			goto fail;
 		name = CONFIG_DEFAULT_INDEX;
@@ -476,7 +485,8 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
  */
 static int
 file_get(char *path, size_t len, time_t now, struct fcache *tmp,
-    struct fcache **ep, int *cachedp, char *typebuf, size_t typesz)
+    struct fcache **ep, int *cachedp, char *typebuf, size_t typesz,
+    int *dirfd)
 {
 	const char *type;
 	struct stat st;
@@ -486,7 +496,7 @@ file_get(char *path, size_t len, time_t now, struct fcache *tmp,
 		*cachedp = 1;
 		return 0;
 	}
-	if ((fd = file_open(path, len, &st, &type, typebuf, typesz)) < 0)
+	if ((fd = file_open(path, len, &st, &type, typebuf, typesz, dirfd)) < 0)
 		return fd;
 	*cachedp = type != typebuf &&
 	    (*ep = fcache_add(path, len, fd, &st, type, now)) != NULL;
@@ -559,7 +569,7 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	ssize_t len;
 	off_t size, off;
 	time_t now;
-	int fd, rc, cached, status, shrank = 0, root_only = 0, gz = 0;
+	int fd, rc, cached, status, shrank = 0, root_only = 0, gz = 0, dirfd = -1;
 
 	/* PATH_PREFIX: required, and not part of the file's path */
 	if (ENABLE_PATH_PREFIX) {
@@ -596,7 +606,7 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 		/* FILE.gz beside FILE, for a client that takes gzip */
 		memcpy(path + len, ".gz", 4);
 		if (file_get(path, (size_t)len + 3, now, &tmp, &e, &cached,
-		    typebuf, sizeof(typebuf)) == 0) {
+		    typebuf, sizeof(typebuf), &dirfd) == 0) {
 			gz = 1;
 			if ((type = mime_lookup(path, (size_t)len)) == NULL)
 				type = "application/octet-stream";
@@ -604,9 +614,14 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 		path[len] = '\0';
 	}
 	if (!gz && (rc = file_get(path, (size_t)len, now, &tmp, &e, &cached,
-	    typebuf, sizeof(typebuf))) != 0) {
+	    typebuf, sizeof(typebuf), &dirfd)) != 0) {
 		if (rc == -301)
 			return redirect_dir(c, r, rp);
+		if (rc == -FILE_LISTING) {
+			rc = dirlist_serve(c, r, rp, dirfd);
+			close(dirfd);
+			return rc;
+		}
 		return response_error(c, r, rp, -rc);
 	}
 	if (type == NULL)

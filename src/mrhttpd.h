@@ -32,7 +32,7 @@
 	X("setuid", ENABLE_SETUID) \
 	X("cgi", 0) \
 	X("put", 0) \
-	X("auto-index", 0) \
+	X("auto-index", ENABLE_AUTO_INDEX) \
 	X("auth", ENABLE_AUTH) \
 	X("path-prefix", ENABLE_PATH_PREFIX) \
 	X("gzip-static", ENABLE_GZIP_STATIC)
