@@ -42,11 +42,12 @@ endif
 # configuration changes.
 -include $(BUILD)/config.mk
 
-OBJS-y = main.o server.o request.o response.o file.o io.o util.o mime.o
+OBJS-y = main.o server.o request.o response.o file.o io.o util.o mime.o body.o
 OBJS-$(CONFIG_LOG) += log.o
 OBJS-$(CONFIG_AUTO_INDEX) += dirlist.o
+OBJS-$(CONFIG_PUT) += put.o
 OBJS = $(addprefix $(BUILD)/,$(OBJS-y))
-HEADERS = src/mrhttpd.h src/log.h src/dirlist.h $(BUILD)/config.h
+HEADERS = src/mrhttpd.h src/log.h src/dirlist.h src/put.h $(BUILD)/config.h
 
 all: $(BUILD)/mrhttpd
 

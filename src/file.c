@@ -554,22 +554,20 @@ accepts_gzip(const char *v)
 }
 
 /*
- * Serves a GET or HEAD for a static file.  Returns 0 when the connection
- * may go on, -1 when it must be closed.
+ * The file system path a request names: PATH_PREFIX checked and removed,
+ * the query kept only under QUERY_HACK, percent-decoded and normalised,
+ * into the scratch room behind the received bytes (the page the request
+ * already sits in; see struct conn).  Returns 0 with *pathp and *lenp set,
+ * or -status.
  */
 int
-file_serve(struct conn *c, struct request *r, struct reply *rp)
+file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp)
 {
-	char out[OUT_SIZE], typebuf[128], *p, *path;
-	const char *type;
-	struct fcache *e, tmp;
-	struct iovec iov[1];
 	const char *src = r->req_target;
 	size_t srclen = r->req_path_len;
+	int root_only = 0;
 	ssize_t len;
-	off_t size, off;
-	time_t now;
-	int fd, rc, cached, status, shrank = 0, root_only = 0, gz = 0, dirfd = -1;
+	char *path;
 
 	/* PATH_PREFIX: required, and not part of the file's path */
 	if (ENABLE_PATH_PREFIX) {
@@ -577,7 +575,7 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 
 		if (srclen < n || memcmp(src, CONFIG_PATH_PREFIX, n) != 0 ||
 		    (srclen > n && src[n] != '/'))
-			return response_error(c, r, rp, 404);
+			return -404;
 		src += n;
 		srclen -= n;
 		if (srclen == 0) {	/* "/prefix" alone: its root */
@@ -591,13 +589,35 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	    strncmp(src, CONFIG_QUERY_HACK, sizeof(CONFIG_QUERY_HACK) - 1) == 0)
 		srclen = (size_t)(r->req_query + r->req_query_len - src);
 	if (srclen >= PATH_MAX_LEN)
-		return response_error(c, r, rp, 414);
-	/* decode into the scratch room behind the received bytes: the page
-	 * the request already sits in (see struct conn) */
+		return -414;
 	path = c->c_buf + c->c_len + 1;
 	if ((len = url_decode(src, srclen, path, PATH_MAX_LEN)) < 0 ||
 	    (len = path_normalize(path)) < 0)
-		return response_error(c, r, rp, 400);
+		return -400;
+	*pathp = path;
+	*lenp = len;
+	return 0;
+}
+
+
+/*
+ * Serves a GET or HEAD for a static file.  Returns 0 when the connection
+ * may go on, -1 when it must be closed.
+ */
+int
+file_serve(struct conn *c, struct request *r, struct reply *rp)
+{
+	char out[OUT_SIZE], typebuf[128], *p, *path;
+	const char *type;
+	struct fcache *e, tmp;
+	struct iovec iov[1];
+	ssize_t len;
+	off_t size, off;
+	time_t now;
+	int fd, rc, cached, status, shrank = 0, gz = 0, dirfd = -1;
+
+	if ((rc = file_path(c, r, &path, &len)) != 0)
+		return response_error(c, r, rp, -rc);
 
 	(void)http_date_now(&now);
 	type = NULL;

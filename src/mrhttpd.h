@@ -31,7 +31,7 @@
 	X("chroot", ENABLE_CHROOT) \
 	X("setuid", ENABLE_SETUID) \
 	X("cgi", 0) \
-	X("put", 0) \
+	X("put", ENABLE_PUT) \
 	X("auto-index", ENABLE_AUTO_INDEX) \
 	X("auth", ENABLE_AUTH) \
 	X("path-prefix", ENABLE_PATH_PREFIX) \
@@ -101,6 +101,7 @@ struct request {
 	const char	*req_if_range;
 	const char	*req_range;
 	const char	*req_authorization;
+	const char	*req_expect;
 	const char	*req_accept_encoding;
 	int		 req_nhdrs;
 	struct header	 req_hdrs[MAX_HEADERS];
@@ -157,9 +158,13 @@ const char *mime_lookup(const char *, size_t);
  * io.c: a connection's byte stream.  All request code reads and writes
  * through these, so TLS or HTTP/2 can replace them later.
  */
+struct body;
+
 struct conn {
 	int		 c_fd;
 	int		 c_close;	/* reply with Connection: close, then close */
+	size_t		 c_pos;		/* end of what the request has used of c_buf */
+	struct body	*c_body;	/* the current request's body */
 	struct sockaddr_storage c_peer;
 	char		 c_addr[48];	/* peer address, printable */
 	size_t		 c_len;		/* bytes in c_buf, at most HEAD_MAX */
@@ -177,6 +182,23 @@ int	 conn_write(struct conn *, const void *, size_t);
 int	 conn_sendfile(struct conn *, int, off_t, off_t);
 int	 conn_wait_readable(struct conn *, int);
 
+/* body.c: the request body, de-chunked, streamed into the caller's buffer */
+enum { BODY_DISCARD_MAX = 65536 };	/* unwanted bodies up to this are read */
+struct body {
+	long long	 b_left;	/* of the Content-Length, or of this chunk */
+	long long	 b_total;	/* body bytes delivered */
+	long long	 b_max;		/* the limit, -1 for none */
+	int		 b_chunked;
+	int		 b_state;	/* chunked framing */
+	int		 b_digits;
+	int		 b_ext;
+	int		 b_continue;	/* 100 Continue still to send */
+};
+int	 body_start(struct conn *, struct request *, struct body *, long long);
+ssize_t	 body_read(struct conn *, struct body *, char *, size_t);
+int	 body_discard(struct conn *, struct body *);
+int	 body_pending(const struct body *);
+
 /* response.c */
 struct reply {
 	int		 rp_status;
@@ -193,6 +215,7 @@ char	*response_head(char *, int, int, struct conn *);
 /* file.c */
 int	 file_serve(struct conn *, struct request *, struct reply *);
 void	 file_cache_flush(void);
+int	 file_path(struct conn *, struct request *, char **, ssize_t *);
 
 /* server.c */
 int	 server_listen(const char *, int, char *, size_t);

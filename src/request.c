@@ -288,6 +288,10 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 			if (hdr_is(h, "Range", 5))
 				r->req_range = v;
 			break;
+		case 6:
+			if (hdr_is(h, "Expect", 6))
+				r->req_expect = v;
+			break;
 		case 7:
 			if (hdr_is(h, "Referer", 7))
 				r->req_referer = v;

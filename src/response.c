@@ -11,6 +11,7 @@ response_reason(int status)
 {
 	switch (status) {
 	case 200: return "OK";
+	case 201: return "Created";
 	case 204: return "No Content";
 	case 206: return "Partial Content";
 	case 301: return "Moved Permanently";
@@ -24,12 +25,15 @@ response_reason(int status)
 	case 412: return "Precondition Failed";
 	case 413: return "Content Too Large";
 	case 414: return "URI Too Long";
+	case 409: return "Conflict";
 	case 416: return "Range Not Satisfiable";
+	case 417: return "Expectation Failed";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 501: return "Not Implemented";
 	case 503: return "Service Unavailable";
 	case 505: return "HTTP Version Not Supported";
+	case 507: return "Insufficient Storage";
 	default:  return "Unknown";
 	}
 }
@@ -67,7 +71,8 @@ static int
 must_close(int status)
 {
 	return status == 400 || status == 408 || status == 413 ||
-	    status == 414 || status == 431 || status == 500 || status == 505;
+	    status == 414 || status == 417 || status == 431 || status == 500 ||
+	    status == 505 || status == 507;
 }
 
 /*
@@ -151,7 +156,11 @@ response_options(struct conn *c, struct request *r, struct reply *rp)
 	char head[320 + sizeof(CONFIG_PRAGMA)], *p;
 
 	p = response_head(head, 204, r->req_minor, c);
-	p = PUTS(p, ALLOW_HEADER "\r\n");
+	/* what the server does; 405 tells what a given path allows */
+	if (ENABLE_PUT)
+		p = PUTS(p, "Allow: GET, HEAD, OPTIONS, PUT, DELETE\r\n\r\n");
+	else
+		p = PUTS(p, ALLOW_HEADER "\r\n");
 	rp->rp_status = 204;
 	rp->rp_bytes = 0;
 	return conn_write(c, head, (size_t)(p - head));

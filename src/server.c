@@ -15,9 +15,9 @@
 
 #include "mrhttpd.h"
 #include "log.h"
+#include "put.h"
 
 enum {
-	DISCARD_MAX = 65536,	/* unwanted bodies up to this are read and dropped */
 	LINGER_MS = 2000,	/* how long a closing connection drains input */
 };
 
@@ -167,30 +167,6 @@ conn_close(struct conn *c, int drain)
 }
 
 /*
- * Reads and drops n body bytes that follow the head, within one
- * REQUEST_TIMEOUT in all, however slowly they come.  Returns 0 or -1.
- */
-static int
-discard(struct conn *c, long long n)
-{
-	long long deadline = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL, now;
-	char sink[4096];
-	ssize_t r;
-
-	while (n > 0) {
-		if ((now = now_ms()) >= deadline ||
-		    conn_wait_readable(c, (int)(deadline - now)) <= 0)
-			return -1;
-		r = conn_read(c, sink, n > (long long)sizeof(sink) ?
-		    sizeof(sink) : (size_t)n);
-		if (r <= 0)
-			return -1;
-		n -= r;
-	}
-	return 0;
-}
-
-/*
  * Reads until a complete head is in the buffer.  Returns its length, 0 when
  * the connection ended or idled out between requests, or -status.
  */
@@ -265,8 +241,8 @@ conn_serve(struct conn *c)
 	struct request req;
 	struct reply rp;
 	struct access a;
+	struct body body;
 	size_t used;
-	long long body;
 	int rc;
 
 	for (;;) {
@@ -294,23 +270,17 @@ conn_serve(struct conn *c)
 			return;
 		}
 		log_accepted(c, &req);
-		if (!req.req_keepalive || server_stopping || req.req_chunked)
-			c->c_close = 1;	/* XXX chunked bodies are not read yet */
+		if (!req.req_keepalive || server_stopping)
+			c->c_close = 1;
+		/* the body, if any, is read through c_body by whoever wants it;
+		 * what they leave is thrown away below */
+		c->c_pos = (size_t)rc;
+		c->c_body = &body;
+		rc = body_start(c, &req, &body, -1);
 
-		/* no handler takes a body yet: skip what came with the head */
-		used = (size_t)rc;
-		body = req.req_clen > 0 ? req.req_clen : 0;
-		if ((long long)(c->c_len - used) >= body) {
-			used += (size_t)body;
-			body = 0;
-		} else {
-			body -= (long long)(c->c_len - used);
-			used = c->c_len;
-			if (body > DISCARD_MAX)
-				c->c_close = 1;
-		}
-
-		if (ENABLE_AUTH && !authorized(&req))
+		if (rc < 0)
+			rc = response_error(c, &req, &rp, -rc);
+		else if (ENABLE_AUTH && !authorized(&req))
 			rc = response_error_hdr(c, &req, &rp, 401,
 			    "WWW-Authenticate: Basic realm=\"" CONFIG_AUTH_REALM
 			    "\"\r\n");
@@ -321,6 +291,12 @@ conn_serve(struct conn *c)
 			break;
 		case M_OPTIONS:
 			rc = response_options(c, &req, &rp);
+			break;
+		case M_PUT:
+			rc = put_serve(c, &req, &rp);
+			break;
+		case M_DELETE:
+			rc = delete_serve(c, &req, &rp);
 			break;
 		case M_UNKNOWN:
 			rc = response_error(c, &req, &rp, 501);
@@ -339,11 +315,18 @@ conn_serve(struct conn *c)
 		a.a_bytes = rp.rp_bytes;
 		log_access(c, &a);
 
-		if (rc != 0 || c->c_close || (body > 0 && discard(c, body) != 0)) {
-			conn_close(c, rc == 0 && (body > 0 || used < c->c_len));
+		/* an unread body must go before the next request is read:
+		 * small ones are drained, big ones cost the connection */
+		if (rc == 0 && !c->c_close && body_discard(c, &body) != 0)
+			c->c_close = 1;
+		if (rc != 0 || c->c_close) {
+			/* linger only when input is left unread */
+			conn_close(c, rc == 0 && (c->c_pos < c->c_len ||
+			    body_pending(&body)));
 			return;
 		}
 		/* keep what was pipelined behind this request */
+		used = c->c_pos;
 		c->c_len -= used;
 		if (c->c_len > 0)
 			memmove(c->c_buf, c->c_buf + used, c->c_len);

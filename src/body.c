@@ -1,0 +1,233 @@
+/*
+ * body.c - a request's body, with Content-Length or chunked (RFC 9112 6,
+ * 7.1), streamed into the caller's buffer: never held whole, never read
+ * past its end into the next pipelined request.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "mrhttpd.h"
+
+enum {
+	CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
+	CH_TRAILER, CH_TRAILER_LINE, CH_END_LF, CH_DONE,
+};
+
+/*
+ * Prepares to read r's body.  max is the largest acceptable body, -1 for
+ * no limit.  Returns 0, or -413 when Content-Length is already too big,
+ * or -417 for an expectation we do not know.
+ */
+int
+body_start(struct conn *c, struct request *r, struct body *b, long long max)
+{
+	memset(b, 0, sizeof(*b));
+	b->b_chunked = r->req_chunked;
+	b->b_left = r->req_chunked ? 0 : (r->req_clen > 0 ? r->req_clen : 0);
+	b->b_max = max;
+	b->b_state = CH_SIZE;
+	if (max >= 0 && r->req_clen > max)
+		return -413;
+	if (r->req_expect != NULL) {
+		if (strcasecmp(r->req_expect, "100-continue") != 0)
+			return -417;
+		/* only worth it when the body is not on its way already */
+		b->b_continue = r->req_minor == 1 && c->c_pos == c->c_len;
+	}
+	return 0;
+}
+
+/* Raw bytes: what followed the head in the buffer first, then the socket. */
+static ssize_t
+body_raw(struct conn *c, struct body *b, char *buf, size_t n)
+{
+	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+	size_t have = c->c_len - c->c_pos;
+
+	if (have > 0) {
+		if (n > have)
+			n = have;
+		memcpy(buf, c->c_buf + c->c_pos, n);
+		c->c_pos += n;
+		return (ssize_t)n;
+	}
+	if (b->b_continue) {
+		b->b_continue = 0;
+		if (conn_write(c, cont, sizeof(cont) - 1) == -1)
+			return -1;
+	}
+	/* each wait for more of the body may last REQUEST_TIMEOUT */
+	if (conn_wait_readable(c, CONFIG_REQUEST_TIMEOUT * 1000) <= 0)
+		return -1;
+	return conn_read(c, buf, n);
+}
+
+/*
+ * Gives back bytes read past the end of a chunked body: they belong to the
+ * next request.  They go behind the received bytes, where the connection
+ * loop keeps pipelined data; if they do not fit, the connection closes.
+ */
+static void
+body_unread(struct conn *c, const char *p, size_t n)
+{
+	if (n == 0)
+		return;
+	if (c->c_pos == c->c_len && c->c_len + n <= HEAD_MAX) {
+		memcpy(c->c_buf + c->c_len, p, n);
+		c->c_len += n;
+	} else
+		c->c_close = 1;
+}
+
+/*
+ * Reads up to n bytes of the body into buf.  Returns the count, 0 at the
+ * end of the body, -1 when the client is gone or stalled (close), -400 for
+ * broken chunked framing, -413 past the limit.
+ */
+ssize_t
+body_read(struct conn *c, struct body *b, char *buf, size_t n)
+{
+	ssize_t got, i, out;
+	unsigned char ch;
+	int d;
+
+	if (n == 0)
+		return 0;
+	if (!b->b_chunked) {
+		if (b->b_left == 0)
+			return 0;
+		if ((long long)n > b->b_left)
+			n = (size_t)b->b_left;
+		if ((got = body_raw(c, b, buf, n)) <= 0)
+			return -1;	/* ended early: the client is gone */
+		b->b_left -= got;
+		b->b_total += got;
+		return got;
+	}
+
+	for (;;) {
+		if (b->b_state == CH_DONE)
+			return 0;
+		if ((got = body_raw(c, b, buf, n)) <= 0)
+			return -1;
+		/* walk the raw bytes, moving chunk data to the front of buf */
+		for (i = 0, out = 0; i < got && b->b_state != CH_DONE; i++) {
+			ch = (unsigned char)buf[i];
+			switch (b->b_state) {
+			case CH_SIZE:
+				d = ch >= '0' && ch <= '9' ? ch - '0' :
+				    (ch | 0x20) >= 'a' && (ch | 0x20) <= 'f' ?
+				    (ch | 0x20) - 'a' + 10 : -1;
+				if (d >= 0) {
+					if (b->b_left > (0x7fffffffffffffffLL >> 4))
+						return -400;	/* absurd size */
+					b->b_left = b->b_left * 16 + d;
+					b->b_digits++;
+				} else if (b->b_digits == 0)
+					return -400;
+				else if (ch == ';' || ch == ' ' || ch == '\t')
+					b->b_state = CH_EXT;
+				else if (ch == '\r')
+					b->b_state = CH_SIZE_LF;
+				else if (ch == '\n')
+					goto size_done;
+				else
+					return -400;
+				break;
+			case CH_EXT:	/* chunk extensions: ignored, bounded */
+				if (++b->b_ext > 1024)
+					return -400;
+				if (ch == '\r')
+					b->b_state = CH_SIZE_LF;
+				else if (ch == '\n')
+					goto size_done;
+				break;
+			case CH_SIZE_LF:
+				if (ch != '\n')
+					return -400;
+ size_done:
+				b->b_digits = b->b_ext = 0;
+				if (b->b_max >= 0 &&
+				    b->b_total + b->b_left > b->b_max)
+					return -413;
+				b->b_state = b->b_left == 0 ? CH_TRAILER :
+				    CH_DATA;
+				break;
+			case CH_DATA: {
+				long long take = got - i;
+
+				if (take > b->b_left)
+					take = b->b_left;
+				memmove(buf + out, buf + i, (size_t)take);
+				out += take;
+				i += take - 1;
+				b->b_left -= take;
+				b->b_total += take;
+				if (b->b_left == 0)
+					b->b_state = CH_DATA_CR;
+				break;
+			}
+			case CH_DATA_CR:
+				if (ch == '\n') {
+					b->b_state = CH_SIZE;
+					break;
+				}
+				if (ch != '\r')
+					return -400;
+				b->b_state = CH_DATA_LF;
+				break;
+			case CH_DATA_LF:
+				if (ch != '\n')
+					return -400;
+				b->b_state = CH_SIZE;
+				break;
+			case CH_TRAILER:	/* start of a trailer line */
+				if (ch == '\r')
+					b->b_state = CH_END_LF;
+				else if (ch == '\n')
+					b->b_state = CH_DONE;
+				else
+					b->b_state = CH_TRAILER_LINE;
+				break;
+			case CH_TRAILER_LINE:	/* trailers are read and dropped */
+				if (++b->b_ext > 8192)
+					return -400;
+				if (ch == '\n')
+					b->b_state = CH_TRAILER;
+				break;
+			case CH_END_LF:
+				if (ch != '\n')
+					return -400;
+				b->b_state = CH_DONE;
+				break;
+			}
+		}
+		if (b->b_state == CH_DONE)
+			body_unread(c, buf + i, (size_t)(got - i));
+		if (out > 0)
+			return out;
+	}
+}
+
+/*
+ * Reads and drops what is left of the body, within DISCARD_MAX bytes.
+ * Returns 0 when it is all gone, -1 when the connection must close instead.
+ */
+int
+body_discard(struct conn *c, struct body *b)
+{
+	char sink[2048];
+	ssize_t r;
+
+	while ((r = body_read(c, b, sink, sizeof(sink))) > 0)
+		if (b->b_total > BODY_DISCARD_MAX)
+			return -1;
+	return r == 0 ? 0 : -1;
+}
+
+/* Is part of the body still unread? */
+int
+body_pending(const struct body *b)
+{
+	return b->b_chunked ? b->b_state != CH_DONE : b->b_left > 0;
+}

@@ -1,0 +1,264 @@
+/*
+ * put.c - PUT and DELETE below PUT_PATH (in PUBLIC_DIR), as in upstream
+ * mrhttpd 2.8.
+ *
+ * An upload streams into a temporary file beside its target, is synced,
+ * and only then renamed over it: a client that aborts, a full disk or a
+ * crash leaves the old file whole.  Nothing of the body is held in memory.
+ */
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "put.h"
+
+enum {
+	TREE_DEPTH_MAX = 16,	/* DELETE of deeper trees fails (409) */
+};
+
+/* Maps errno of a file operation to a status, once. */
+static int
+put_errno_status(int e)
+{
+	switch (e) {
+	case ENOENT:
+		return 404;
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		return 403;
+	case ENOSPC:
+	case EDQUOT:
+		return 507;
+	case EEXIST:
+	case ENOTDIR:
+	case EISDIR:
+	case ENOTEMPTY:
+	case ELOOP:
+		return 409;
+	default:
+		return 500;
+	}
+}
+
+/*
+ * Splits the request's path below PUT_PATH into its directory, opened
+ * (and created when create is set, one component at a time, never
+ * following symbolic links), and its last component, copied to name.
+ * Returns the directory's fd, or -status: 405 outside PUT_PATH.
+ */
+static int
+put_locate(struct conn *c, struct request *r, int create, char *name,
+    size_t namesz)
+{
+	size_t plen = sizeof(CONFIG_PUT_PATH) - 1;
+	char *path, *comp, *slash;
+	ssize_t len;
+	int dfd, fd, rc;
+
+	if ((rc = file_path(c, r, &path, &len)) != 0)
+		return rc;
+	if ((size_t)len <= plen + 1 || memcmp(path, CONFIG_PUT_PATH, plen) != 0 ||
+	    path[plen] != '/')
+		return -405;		/* not below PUT_PATH */
+	if (path[len - 1] == '/')
+		return -409;		/* a directory cannot be PUT */
+	if ((dfd = fcntl(settings.set_public_fd, F_DUPFD_CLOEXEC, 0)) == -1)
+		return -put_errno_status(errno);
+	for (comp = path + 1; (slash = strchr(comp, '/')) != NULL;
+	    comp = slash + 1) {
+		*slash = '\0';
+		if (create && mkdirat(dfd, comp, 0755) == -1 && errno != EEXIST)
+			goto fail;
+		fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd == -1)
+			goto fail;
+		close(dfd);
+		dfd = fd;
+	}
+	if (strlen(comp) >= namesz) {
+		close(dfd);
+		return -414;
+	}
+	strcpy(name, comp);	/* the path's scratch room may be reused */
+	return dfd;
+
+ fail:
+	rc = errno;
+	close(dfd);
+	return -put_errno_status(rc);
+}
+
+/* A status reply without a body (201, 204). */
+static int
+put_reply(struct conn *c, struct request *r, struct reply *rp, int status)
+{
+	char head[384 + sizeof(CONFIG_PRAGMA)], *p;
+
+	p = response_head(head, status, r->req_minor, c);
+	if (status != 204)
+		p = PUTS(p, "Content-Length: 0\r\n");
+	p = PUTS(p, "\r\n");
+	rp->rp_status = status;
+	rp->rp_bytes = 0;
+	return conn_write(c, head, (size_t)(p - head));
+}
+
+int
+put_serve(struct conn *c, struct request *r, struct reply *rp)
+{
+	static unsigned serial;
+	char name[256], tmp[64], buf[8192], *p;
+	struct body *b = c->c_body;
+	struct stat st;
+	ssize_t n, w;
+	int dfd, fd, status = 0, existed;
+
+	if (CONFIG_PUT_MAX_BODY >= 0) {
+		if (r->req_clen > CONFIG_PUT_MAX_BODY)
+			return response_error(c, r, rp, 413);
+		b->b_max = CONFIG_PUT_MAX_BODY;
+	}
+	if ((dfd = put_locate(c, r, 1, name, sizeof(name))) < 0) {
+		if (dfd == -405)
+			return response_error_hdr(c, r, rp, 405, ALLOW_HEADER);
+		return response_error(c, r, rp, -dfd);
+	}
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode)) {
+		close(dfd);
+		return response_error(c, r, rp, 409);
+	}
+
+	/* a hidden name unique in this process, never a client's choice */
+	p = PUTS(tmp, ".mrhttpd-upload-");
+	p = fmt_uint(p, (unsigned long long)getpid());
+	*p++ = '-';
+	p = fmt_uint(p, __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED));
+	*p = '\0';
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0644);
+	if (fd == -1) {
+		status = put_errno_status(errno);
+		close(dfd);
+		return response_error(c, r, rp, status);
+	}
+
+	while ((n = body_read(c, b, buf, sizeof(buf))) > 0) {
+		for (p = buf; n > 0; p += w, n -= w) {
+			if ((w = write(fd, p, (size_t)n)) == -1 && errno == EINTR)
+				w = 0;
+			else if (w == -1) {
+				status = put_errno_status(errno);
+				goto abort;
+			}
+		}
+	}
+	if (n < 0) {
+		/* -1: the client is gone or stalled; else a status */
+		status = n == -1 ? 0 : (int)-n;
+		goto abort;
+	}
+	if (fsync(fd) == -1) {
+		status = put_errno_status(errno);
+		goto abort;
+	}
+	close(fd);
+	fd = -1;
+	existed = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (renameat(dfd, tmp, dfd, name) == -1) {
+		status = put_errno_status(errno);
+		goto abort;
+	}
+	close(dfd);
+	return put_reply(c, r, rp, existed ? 204 : 201);
+
+ abort:
+	/* the old file, if any, is untouched; the partial one goes */
+	if (fd != -1)
+		close(fd);
+	unlinkat(dfd, tmp, 0);
+	close(dfd);
+	if (status == 0)
+		return -1;
+	c->c_close = 1;		/* the rest of the body is unread */
+	return response_error(c, r, rp, status);
+}
+
+/*
+ * Removes name in dirfd and, for a directory, everything in it.
+ * Returns 0, or -1 with errno set.
+ */
+static int
+remove_tree(int dirfd, const char *name, int depth)
+{
+	char buf[1024];
+	struct dirent64 *d;
+	long n, off;
+	int fd, e, any;
+
+	if (unlinkat(dirfd, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)	/* a directory: EISDIR */
+		return -1;
+	if (depth >= TREE_DEPTH_MAX) {
+		errno = ELOOP;
+		return -1;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	/* read from the start again after each batch of removals, as entries
+	 * move under a reader while their directory changes */
+	do {
+		any = 0;
+		lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+			for (off = 0; off < n; off += d->d_reclen) {
+				d = (struct dirent64 *)(buf + off);
+				if (strcmp(d->d_name, ".") == 0 ||
+				    strcmp(d->d_name, "..") == 0)
+					continue;
+				if (remove_tree(fd, d->d_name, depth + 1) == -1) {
+					e = errno;
+					close(fd);
+					errno = e;
+					return -1;
+				}
+				any = 1;
+			}
+		if (n < 0) {
+			e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+	} while (any);
+	close(fd);
+	return unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+int
+delete_serve(struct conn *c, struct request *r, struct reply *rp)
+{
+	char name[256];
+	int dfd, rc;
+
+	if ((dfd = put_locate(c, r, 0, name, sizeof(name))) < 0) {
+		if (dfd == -405)
+			return response_error_hdr(c, r, rp, 405, ALLOW_HEADER);
+		return response_error(c, r, rp, -dfd);
+	}
+	rc = remove_tree(dfd, name, 0) == -1 ? put_errno_status(errno) : 0;
+	close(dfd);
+	if (rc != 0)
+		return response_error(c, r, rp, rc);
+	return put_reply(c, r, rp, 204);
+}
