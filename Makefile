@@ -46,8 +46,9 @@ OBJS-y = main.o server.o request.o response.o file.o io.o util.o mime.o body.o
 OBJS-$(CONFIG_LOG) += log.o
 OBJS-$(CONFIG_AUTO_INDEX) += dirlist.o
 OBJS-$(CONFIG_PUT) += put.o
+OBJS-$(CONFIG_CGI) += cgi.o
 OBJS = $(addprefix $(BUILD)/,$(OBJS-y))
-HEADERS = src/mrhttpd.h src/log.h src/dirlist.h src/put.h $(BUILD)/config.h
+HEADERS = src/mrhttpd.h src/log.h src/dirlist.h src/put.h src/cgi.h $(BUILD)/config.h
 
 all: $(BUILD)/mrhttpd
 

@@ -555,13 +555,15 @@ accepts_gzip(const char *v)
 
 /*
  * The file system path a request names: PATH_PREFIX checked and removed,
- * the query kept only under QUERY_HACK, percent-decoded and normalised,
+ * the query kept only under QUERY_HACK (when query_hack is set: not for
+ * CGI, whose programs get it as QUERY_STRING), percent-decoded and normalised,
  * into the scratch room behind the received bytes (the page the request
  * already sits in; see struct conn).  Returns 0 with *pathp and *lenp set,
  * or -status.
  */
 int
-file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp)
+file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp,
+    int query_hack)
 {
 	const char *src = r->req_target;
 	size_t srclen = r->req_path_len;
@@ -585,7 +587,7 @@ file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp)
 		}
 	}
 	/* QUERY_HACK: the query is part of the file name below its prefix */
-	if (ENABLE_QUERY_HACK && r->req_query != NULL && !root_only &&
+	if (ENABLE_QUERY_HACK && query_hack && r->req_query != NULL && !root_only &&
 	    strncmp(src, CONFIG_QUERY_HACK, sizeof(CONFIG_QUERY_HACK) - 1) == 0)
 		srclen = (size_t)(r->req_query + r->req_query_len - src);
 	if (srclen >= PATH_MAX_LEN)
@@ -616,7 +618,7 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	time_t now;
 	int fd, rc, cached, status, shrank = 0, gz = 0, dirfd = -1;
 
-	if ((rc = file_path(c, r, &path, &len)) != 0)
+	if ((rc = file_path(c, r, &path, &len, 1)) != 0)
 		return response_error(c, r, rp, -rc);
 
 	(void)http_date_now(&now);

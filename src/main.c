@@ -253,6 +253,9 @@ main(int argc, char *argv[])
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (settings.set_public_fd == -1)
 		die("PUBLIC_DIR %s: %s", settings.set_public, strerror(errno));
+	if (ENABLE_CGI && (settings.set_cgi_fd = open(CONFIG_CGI_DIR,
+	    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		die("CGI_DIR %s: %s", CONFIG_CGI_DIR, strerror(errno));
 	if (ENABLE_SETUID) {
 		if (setgroups(1, &pw->pw_gid) == -1 ||
 		    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1)

@@ -30,7 +30,7 @@
 	X("detach", ENABLE_DETACH) \
 	X("chroot", ENABLE_CHROOT) \
 	X("setuid", ENABLE_SETUID) \
-	X("cgi", 0) \
+	X("cgi", ENABLE_CGI) \
 	X("put", ENABLE_PUT) \
 	X("auto-index", ENABLE_AUTO_INDEX) \
 	X("auth", ENABLE_AUTH) \
@@ -53,6 +53,7 @@ struct settings {
 	int		 set_fd_cache_max;	/* fds at or above are not cached */
 	int		 set_devnull;		/* /dev/null, opened before the jail */
 	const char	*set_auth;		/* AUTH_HEADER, or from the environment */
+	int		 set_cgi_fd;		/* CGI_DIR, opened at start */
 	size_t		 set_auth_len;
 };
 extern struct settings settings;
@@ -215,7 +216,7 @@ char	*response_head(char *, int, int, struct conn *);
 /* file.c */
 int	 file_serve(struct conn *, struct request *, struct reply *);
 void	 file_cache_flush(void);
-int	 file_path(struct conn *, struct request *, char **, ssize_t *);
+int	 file_path(struct conn *, struct request *, char **, ssize_t *, int);
 
 /* server.c */
 int	 server_listen(const char *, int, char *, size_t);

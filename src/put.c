@@ -61,7 +61,7 @@ put_locate(struct conn *c, struct request *r, int create, char *name,
 	ssize_t len;
 	int dfd, fd, rc;
 
-	if ((rc = file_path(c, r, &path, &len)) != 0)
+	if ((rc = file_path(c, r, &path, &len, 1)) != 0)
 		return rc;
 	if ((size_t)len <= plen + 1 || memcmp(path, CONFIG_PUT_PATH, plen) != 0 ||
 	    path[plen] != '/')

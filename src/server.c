@@ -16,6 +16,7 @@
 #include "mrhttpd.h"
 #include "log.h"
 #include "put.h"
+#include "cgi.h"
 
 enum {
 	LINGER_MS = 2000,	/* how long a closing connection drains input */
@@ -284,6 +285,8 @@ conn_serve(struct conn *c)
 			rc = response_error_hdr(c, &req, &rp, 401,
 			    "WWW-Authenticate: Basic realm=\"" CONFIG_AUTH_REALM
 			    "\"\r\n");
+		else if ((rc = cgi_serve(c, &req, &rp)) != CGI_NOT_MINE)
+			;	/* a program below CGI_PATH answered */
 		else switch (req.req_method) {
 		case M_GET:
 		case M_HEAD:
@@ -382,7 +385,7 @@ worker(void *arg)
 		c.c_close = 0;
 		c.c_len = 0;
 		c.c_buf = buf;
-		if (ENABLE_LOG)
+		if (ENABLE_LOG || ENABLE_CGI)
 			conn_peer(&c);
 		conn_serve(&c);
 		/* an idle worker holds no file open: a deleted file's space
