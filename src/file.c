@@ -681,13 +681,13 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	p = put(p, e->fc_etag, strlen(e->fc_etag));
 	p = PUTS(p, "\r\nLast-Modified: ");
 	p = put(p, e->fc_lastmod, 29);
+	if (ENABLE_GZIP_STATIC)	/* a 304 too: RFC 9110 15.4.5 */
+		p = PUTS(p, "\r\nVary: Accept-Encoding");
 	if (status == 304) {
 		p = PUTS(p, "\r\n\r\n");
 		rc = conn_write(c, out, (size_t)(p - out));
 		goto done;
 	}
-	if (ENABLE_GZIP_STATIC)
-		p = PUTS(p, "\r\nVary: Accept-Encoding");
 	if (gz)
 		p = PUTS(p, "\r\nContent-Encoding: gzip");
 	p = PUTS(p, "\r\nAccept-Ranges: bytes\r\nContent-Type: ");
