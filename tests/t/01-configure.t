@@ -48,9 +48,23 @@ my @refused = (
 	['missing PUBLIC_DIR', "SERVER_PORT=8080\n", 'PUBLIC_DIR'],
 	['relative PUBLIC_DIR', "PUBLIC_DIR=srv/www\n", 'PUBLIC_DIR'],
 	['unknown key (typo)', "${ok}LOG_LEVLE=2\n", 'LOG_LEVLE'],
-	['CGI_PATH not supported yet', "${ok}CGI_PATH=/cgi-bin\n", 'CGI_PATH'],
-	['CGI_URL (2.2 alias) not supported yet', "${ok}CGI_URL=/cgi-bin\n",
-		'CGI_URL'],
+	['CGI_PATH without CGI_DIR', "${ok}CGI_PATH=/cgi-bin\n", 'CGI_DIR'],
+	['CGI_DIR without CGI_PATH', "${ok}CGI_DIR=/srv/cgi\n", 'CGI_PATH'],
+	['relative CGI_DIR', "${ok}CGI_PATH=/cgi-bin\nCGI_DIR=cgi\n", 'CGI_DIR'],
+	['CGI_PATH without leading /', "${ok}CGI_PATH=cgi-bin\nCGI_DIR=/srv/cgi\n",
+		'CGI_PATH'],
+	['CGI_TIMEOUT 0', "${ok}CGI_PATH=/c\nCGI_DIR=/srv/cgi\nCGI_TIMEOUT=0\n",
+		'CGI_TIMEOUT'],
+	['PUT_PATH relative', "${ok}PUT_PATH=incoming\n", 'PUT_PATH'],
+	['PUT_PATH with ..', "${ok}PUT_PATH=/a/../b\n", 'PUT_PATH'],
+	['PUT_MAX_BODY not a number', "${ok}PUT_PATH=/in\nPUT_MAX_BODY=1k\n",
+		'PUT_MAX_BODY'],
+	['AUTO_INDEX 4', "${ok}AUTO_INDEX=4\n", 'AUTO_INDEX'],
+	['XSLT_HEADER without XML listings', "${ok}XSLT_HEADER=x\n", 'XSLT_HEADER'],
+	['AUTH_METHODS 16', "${ok}AUTH_HEADER='Basic eA=='\nAUTH_METHODS=16\n",
+		'AUTH_METHODS'],
+	['PATH_PREFIX with trailing /', "${ok}PATH_PREFIX=/app/\n", 'PATH_PREFIX'],
+	['unknown key AUTH_FILE', "${ok}AUTH_FILE=/etc/x\n", 'AUTH_FILE'],
 	['DETACH=2', "${ok}DETACH=2\n", 'DETACH'],
 );
 
@@ -78,6 +92,15 @@ for my $c (@refused) {
 	like(slurp("$dir/config.h"),
 		qr{^#define CONFIG_PRIVATE_DIR "/srv/private"$}m,
 		'SERVER_DOCS becomes the private dir');
+}
+{
+	my ($rc, $out, $err, $dir) = configure_with(
+		"${ok}CGI_URL=/cgi-bin\nCGI_DIR=/srv/cgi\n");
+	is($rc, 0, 'CGI_URL alias accepted') or diag($err);
+	like(slurp("$dir/config.h"), qr{^#define CONFIG_CGI_PATH "/cgi-bin"$}m,
+		'CGI_URL becomes CGI_PATH');
+	like(slurp("$dir/config.h"), qr{^#define ENABLE_CGI 1$}m,
+		'... and turns CGI on');
 }
 {
 	my ($rc, $out, $err, $dir) = configure_with("${ok}SENDFILE=0\n");
