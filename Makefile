@@ -47,8 +47,15 @@ OBJS-$(CONFIG_LOG) += log.o
 OBJS-$(CONFIG_AUTO_INDEX) += dirlist.o
 OBJS-$(CONFIG_PUT) += put.o
 OBJS-$(CONFIG_CGI) += cgi.o
+OBJS-$(CONFIG_AUTH_FILE) += auth.o
+# crypt(3) is in musl's libc, and in libcrypt next to glibc
+ifeq ($(CONFIG_AUTH_FILE),y)
+LIBS += $(shell echo 'int main(void){return 0;}' | $(CC) -x c - -lcrypt \
+	-o /dev/null 2>/dev/null && echo -lcrypt)
+endif
 OBJS = $(addprefix $(BUILD)/,$(OBJS-y))
-HEADERS = src/mrhttpd.h src/log.h src/dirlist.h src/put.h src/cgi.h $(BUILD)/config.h
+HEADERS = src/mrhttpd.h src/log.h src/dirlist.h src/put.h src/cgi.h src/auth.h \
+	$(BUILD)/config.h
 
 all: $(BUILD)/mrhttpd
 
@@ -59,7 +66,7 @@ $(BUILD)/%.o: src/%.c $(HEADERS)
 	$(Q_CC)$(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS) -c -o $@ $<
 
 $(BUILD)/mrhttpd: $(OBJS)
-	$(Q_LD)$(CC) $(FINAL_LDFLAGS) -o $@ $(OBJS)
+	$(Q_LD)$(CC) $(FINAL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
 
 # --- trying it out -------------------------------------------------------------
 RUN_DIR = build/run

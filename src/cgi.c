@@ -115,33 +115,6 @@ env_num(struct env *e, const char *name, unsigned long long v)
 	env_add(e, name, buf, (size_t)(fmt_uint(buf, v) - buf));
 }
 
-/* Decodes base64 (for REMOTE_USER); returns the length or -1. */
-static ssize_t
-base64_decode(const char *s, char *out, size_t outsz)
-{
-	unsigned v = 0;
-	int bits = 0, d;
-	size_t n = 0;
-
-	for (; *s != '\0' && *s != '='; s++) {
-		if (*s >= 'A' && *s <= 'Z') d = *s - 'A';
-		else if (*s >= 'a' && *s <= 'z') d = *s - 'a' + 26;
-		else if (*s >= '0' && *s <= '9') d = *s - '0' + 52;
-		else if (*s == '+') d = 62;
-		else if (*s == '/') d = 63;
-		else return -1;
-		v = v << 6 | (unsigned)d;
-		if ((bits += 6) >= 8) {
-			bits -= 8;
-			if (n + 1 >= outsz)
-				return -1;
-			out[n++] = (char)(v >> bits & 0xff);
-		}
-	}
-	out[n] = '\0';
-	return (ssize_t)n;
-}
-
 /* The request's headers as HTTP_* variables, minus those RFC 3875 and
  * httpoxy say must not go through. */
 static void

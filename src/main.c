@@ -18,6 +18,7 @@
 
 #include "mrhttpd.h"
 #include "log.h"
+#include "auth.h"
 
 struct settings settings = {
 	.set_port = CONFIG_SERVER_PORT,
@@ -213,11 +214,15 @@ main(int argc, char *argv[])
 
 		settings.set_auth = env != NULL && *env != '\0' ? env :
 		    CONFIG_AUTH_HEADER;
-		if (*settings.set_auth == '\0')
+		if (*settings.set_auth == '\0' && !ENABLE_AUTH_FILE)
 			die("AUTH_HEADER is set neither in mrhttpd.conf nor in "
 			    "the environment");
 		settings.set_auth_len = strlen(settings.set_auth);
 	}
+	/* read as root and before the jail, at its path inside it */
+	if (ENABLE_AUTH_FILE && auth_load(CONFIG_SERVER_ROOT) == -1)
+		die("AUTH_FILE %s%s: %s", CONFIG_SERVER_ROOT, CONFIG_AUTH_FILE,
+		    strerror(errno));
 
 	/* user: looked up before the jail, which may have no /etc/passwd */
 	if (ENABLE_SETUID && (pw = getpwnam(CONFIG_SYSTEM_USER)) == NULL)

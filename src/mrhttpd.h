@@ -34,6 +34,7 @@
 	X("put", ENABLE_PUT) \
 	X("auto-index", ENABLE_AUTO_INDEX) \
 	X("auth", ENABLE_AUTH) \
+	X("auth-file", ENABLE_AUTH_FILE) \
 	X("path-prefix", ENABLE_PATH_PREFIX) \
 	X("gzip-static", ENABLE_GZIP_STATIC)
 
@@ -151,6 +152,7 @@ const char *http_date_now(time_t *);	/* this thread's cached Date value */
  * says recipients accept.  Returns 0 with *t set, or -1.
  */
 int	 http_date_parse(const char *, time_t *);
+ssize_t	 base64_decode(const char *, char *, size_t);
 
 /* mime.c: type for the file name's suffix, or NULL when unknown. */
 const char *mime_lookup(const char *, size_t);

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "put.h"
 #include "cgi.h"
+#include "auth.h"
 
 enum {
 	LINGER_MS = 2000,	/* how long a closing connection drains input */
@@ -225,6 +226,10 @@ authorized(const struct request *r)
 	}
 	if ((CONFIG_AUTH_METHODS & bit) == 0)
 		return 1;
+	if (ENABLE_AUTH_FILE && auth_file_check(r->req_authorization))
+		return 1;
+	if (settings.set_auth_len == 0)
+		return 0;	/* AUTH_FILE alone */
 	if (got == NULL)
 		got = "";
 	n = strlen(got);

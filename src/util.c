@@ -276,3 +276,30 @@ http_date_parse(const char *s, time_t *t)
 	    mm * 60 + ss);
 	return 0;
 }
+
+/* Decodes base64 into out, NUL-terminated; returns the length or -1. */
+ssize_t
+base64_decode(const char *s, char *out, size_t outsz)
+{
+	unsigned v = 0;
+	int bits = 0, d;
+	size_t n = 0;
+
+	for (; *s != '\0' && *s != '='; s++) {
+		if (*s >= 'A' && *s <= 'Z') d = *s - 'A';
+		else if (*s >= 'a' && *s <= 'z') d = *s - 'a' + 26;
+		else if (*s >= '0' && *s <= '9') d = *s - '0' + 52;
+		else if (*s == '+') d = 62;
+		else if (*s == '/') d = 63;
+		else return -1;
+		v = v << 6 | (unsigned)d;
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			if (n + 1 >= outsz)
+				return -1;
+			out[n++] = (char)(v >> bits & 0xff);
+		}
+	}
+	out[n] = '\0';
+	return (ssize_t)n;
+}

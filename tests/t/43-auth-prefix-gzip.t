@@ -2,6 +2,7 @@
 use strict;
 use warnings;
 
+use MIME::Base64 ();
 use Test::More;
 use MrhttpdTest;
 
@@ -74,6 +75,35 @@ my $tn = MrhttpdTest->new(conf => { AUTH_METHODS => 15 });
 my ($rc, $out) = run_cmd($tn->binary, '-f', '-p', '1', '-r', $tn->htdocs);
 isnt($rc, 0, 'auth without AUTH_HEADER anywhere: refuses to start');
 like($out, qr/^mrhttpd: .*AUTH_HEADER/m, '... with a line naming AUTH_HEADER');
+
+# --- AUTH_FILE: users with crypt(3) hashes -------------------------------------
+{
+	# compiled in, so at a fixed path: the build is reused between runs
+	my $users = "$MrhttpdTest::ROOT/tests/build/auth-file-users";
+	open my $fh, '>', $users or die "$users: $!";
+	print $fh "# comment\n\nalice:", crypt('wonderland', '$6$abcdefgh$'),
+		"\nbob:", crypt('builder', '$5$ijklmnop$'), ":extra:fields\n";
+	close $fh;
+	my $ta = MrhttpdTest->new(conf => { AUTH_FILE => $users,
+		DEFAULT_INDEX => 'index.html' });
+	$ta->has('auth-file');
+	$ta->write_file('index.html', "members only\n");
+	$ta->run();
+	my $basic = sub { 'Authorization: Basic ' . MIME::Base64::encode_base64($_[0], '') };
+	is(status('GET', '/'), 401, 'AUTH_FILE: no credentials, 401');
+	is(status('GET', '/', $basic->('alice:wonderland')), 200, 'AUTH_FILE: SHA-512 crypt user');
+	is(status('GET', '/', $basic->('bob:builder')), 200, 'AUTH_FILE: SHA-256 crypt user, extra fields ignored');
+	is(status('GET', '/', $basic->('alice:wonderlanx')), 401, 'AUTH_FILE: wrong password');
+	is(status('GET', '/', $basic->('carol:wonderland')), 401, 'AUTH_FILE: unknown user');
+	is(status('GET', '/', $basic->('alice')), 401, 'AUTH_FILE: no colon');
+	is(status('GET', '/', $basic->('# comment:x')), 401, 'comments are not users');
+	$ta->stop();
+	rename $users, "$users.gone";
+	my ($rc2, $out2) = run_cmd($ta->binary, '-f', '-p', '1', '-r', $ta->htdocs);
+	rename "$users.gone", $users;
+	isnt($rc2, 0, 'AUTH_FILE missing: refuses to start');
+	like($out2, qr/^mrhttpd: AUTH_FILE .*No such file/m, '... naming AUTH_FILE');
+}
 
 # --- PATH_PREFIX ---------------------------------------------------------------
 my $tp = MrhttpdTest->new(conf => { PATH_PREFIX => '/app', DEFAULT_INDEX => 'index.html' });

@@ -1,0 +1,17 @@
+/* auth.h - AUTH_FILE: users with crypt(3) hashes.  Without it, stubs. */
+#ifndef MRHTTPD_AUTH_H
+#define MRHTTPD_AUTH_H
+
+#include "mrhttpd.h"
+
+#if ENABLE_AUTH_FILE
+/* Reads AUTH_FILE (at prefix + path) at start-up.  Returns 0, or -1. */
+int	 auth_load(const char *);
+/* Does "Basic ..." name a user of AUTH_FILE with the right password? */
+int	 auth_file_check(const char *);
+#else
+static inline int auth_load(const char *p) { (void)p; return 0; }
+static inline int auth_file_check(const char *v) { (void)v; return 0; }
+#endif
+
+#endif
