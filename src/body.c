@@ -25,6 +25,7 @@ body_start(struct conn *c, struct request *r, struct body *b, long long max)
 	b->b_chunked = r->req_chunked;
 	b->b_left = r->req_chunked ? 0 : (r->req_clen > 0 ? r->req_clen : 0);
 	b->b_max = max;
+	b->b_head = c->c_pos;
 	b->b_state = CH_SIZE;
 	if (max >= 0 && r->req_clen > max)
 		return -413;
@@ -68,13 +69,16 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
  * loop keeps pipelined data; if they do not fit, the connection closes.
  */
 static void
-body_unread(struct conn *c, const char *p, size_t n)
+body_unread(struct conn *c, struct body *b, const char *p, size_t n)
 {
 	if (n == 0)
 		return;
-	if (c->c_pos == c->c_len && c->c_len + n <= HEAD_MAX) {
-		memcpy(c->c_buf + c->c_len, p, n);
-		c->c_len += n;
+	/* where the body began, right after the head (which the log still
+	 * needs): the body is consumed, so there is room up to HEAD_MAX */
+	if (c->c_pos == c->c_len && b->b_head + n <= HEAD_MAX) {
+		memmove(c->c_buf + b->b_head, p, n);
+		c->c_pos = b->b_head;
+		c->c_len = b->b_head + n;
 	} else
 		c->c_close = 1;
 }
@@ -203,7 +207,7 @@ body_read(struct conn *c, struct body *b, char *buf, size_t n)
 			}
 		}
 		if (b->b_state == CH_DONE)
-			body_unread(c, buf + i, (size_t)(got - i));
+			body_unread(c, b, buf + i, (size_t)(got - i));
 		if (out > 0)
 			return out;
 	}

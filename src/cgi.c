@@ -309,7 +309,8 @@ cgi_reap(struct cgi *g, long long deadline)
 
 /* Starts the program.  Returns 0, or -1 with errno set. */
 static int
-cgi_spawn(struct cgi *g, char *const envp[], const char *dir)
+cgi_spawn(struct cgi *g, const char *script, char *const envp[],
+    const char *dir)
 {
 	char path[sizeof(CONFIG_CGI_DIR) + PATH_MAX_LEN + 2];
 	char *argv[2];
@@ -318,7 +319,7 @@ cgi_spawn(struct cgi *g, char *const envp[], const char *dir)
 	sigset_t none, def;
 	int in[2], out[2], err[2] = { -1, -1 }, rc, e;
 
-	snprintf(path, sizeof(path), "%s/%s", CONFIG_CGI_DIR, g->g_script);
+	snprintf(path, sizeof(path), "%s/%s", CONFIG_CGI_DIR, script);
 	argv[0] = path;
 	argv[1] = NULL;
 	if (pipe2(in, O_CLOEXEC) == -1)
@@ -679,6 +680,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 {
 	char envbuf[ENV_SIZE], dir[sizeof(CONFIG_CGI_DIR) + PATH_MAX_LEN];
 	char info[PATH_MAX_LEN], in[IO_SIZE], io[IO_SIZE], *path, *script, *inf;
+	char sname[256];
 	struct pollfd pfd[4];
 	struct env env = { .e_p = envbuf, .e_end = envbuf + sizeof(envbuf) };
 	struct cgi g;
@@ -718,7 +720,10 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	g.g_conn = c;
 	g.g_req = r;
 	g.g_rp = rp;
-	g.g_script = script;
+	/* the log needs the name after the body is read, which may reuse
+	 * the buffer the path was decoded into */
+	snprintf(sname, sizeof(sname), "%s", script);
+	g.g_script = sname;
 	g.g_clen = -1;
 	{
 		const char *base = strrchr(script, '/');
@@ -736,7 +741,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		rc = response_error(c, r, rp, 500);
 		goto out;
 	}
-	if (cgi_spawn(&g, env.e_v, dir) == -1) {
+	if (cgi_spawn(&g, script, env.e_v, dir) == -1) {
 		log_warn("cgi %s: cannot start: %s", script, strerror(errno));
 		rc = response_error(c, r, rp, errno == EACCES ? 403 : 500);
 		goto out;

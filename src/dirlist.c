@@ -1,10 +1,703 @@
-/* dirlist.c - directory listings: AUTO_INDEX 1 JSON, 2 XML, 3 HTML. */
+/*
+ * dirlist.c - directory listings: AUTO_INDEX 1 JSON, 2 XML, 3 HTML.
+ *
+ * A listing is streamed while the directory is read: no temporary file,
+ * no malloc (opendir would allocate), never more than one getdents64
+ * buffer and one output chunk in memory, both on the thread's stack.
+ * HTTP/1.1 gets Transfer-Encoding: chunked, one chunk per output buffer;
+ * HTTP/1.0 gets no length and the connection closes after the body.
+ *
+ * What is listed: directories, then regular files, each group in the
+ * order the file system returns them (sorting would mean holding every
+ * name).  Entries are stat'ed following symbolic links, as GET follows
+ * them, so a link is listed as what it points to; sockets, FIFOs,
+ * devices and dangling links are left out, and so are names starting
+ * with '.' (".", "..", and hidden files, as upstream documents).  An entry
+ * that cannot be stat'ed is skipped.  Times are UTC.
+ *
+ * The formats keep upstream 2.8's names, so its html.xslt still works.
+ * They are shown wrapped here; the server writes the head on one line,
+ * then one line per entry, then the end.  JSON (application/json):
+ *	{"path":"/dir/","timestamp":"2024-05-01T12:00:00Z",
+ *	"server":"mrhttpd/3.0.0","entries":[
+ *	{"name":"sub","type":"dir","size":4096,
+ *	"modified":"2024-05-01T11:00:00Z"},
+ *	{"name":"a.txt","type":"text/plain","size":12,
+ *	"modified":"2024-04-30T09:15:02Z"}
+ *	]}
+ * XML (application/xml), XSLT_HEADER on the line after the declaration:
+ *	<?xml version="1.0" encoding="UTF-8"?>
+ *	<?xml-stylesheet href="/html.xslt" type="text/xsl"?>
+ *	<directory><path>/dir/</path><timestamp>2024-05-01T12:00:00Z
+ *	</timestamp><server>mrhttpd/3.0.0</server>
+ *	<entry><name>sub</name><type>dir</type><size>4096</size>
+ *	<modified>2024-05-01T11:00:00Z</modified></entry>
+ *	</directory>
+ * path is the request path, with PATH_PREFIX, percent-decoded and
+ * normalised; type is "dir" or the MIME type of the name's suffix
+ * (application/octet-stream when unknown); size is in bytes (for a
+ * directory its own st_size); times are ISO 8601 UTC.  Upstream wrote
+ * size as a JSON string and times in local time.
+ *
+ * HTML (text/html; charset=utf-8): "Index of /dir/", a "Parent directory"
+ * link except at the root, then a table of Name (a link), Size (binary
+ * units, bytes in the title attribute) and Last modified (UTC).
+ *
+ * Names are bytes, not text: any of them may hold quotes, <, &, control
+ * characters or invalid UTF-8.  JSON escapes " and \ and controls
+ * (\u00XX), and U+2028/U+2029 for JavaScript's sake; XML and HTML use
+ * entities.  Invalid UTF-8 becomes U+FFFD in all three, and so do
+ * characters the format cannot carry (C0 controls in XML except tab, LF
+ * and CR; all controls and noncharacters in HTML's text).  Links are
+ * relative, and every byte of a name outside the URI's unreserved set is
+ * percent-encoded in them, so each one requests exactly its file whatever
+ * the name holds ('?', '#', ':', invalid UTF-8).
+ */
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <unistd.h>
+
 #include "dirlist.h"
 
-/* XXX placeholder until the listing formats land */
+enum {
+	DL_OUT = 4096,		/* output buffer: one chunk with its framing */
+	DL_PRE = 6,		/* before the data: the chunk size, "fff\r\n" */
+	DL_POST = 7,		/* after: "\r\n", then "0\r\n\r\n" at the end */
+	DL_DENTS = 2048,	/* getdents64 buffer: 7 or more entries */
+	DL_CHAR = 8,		/* the longest escape of one character */
+	DL_NUM = 48,		/* room for a number or a date */
+};
+
+/* The head is built in the output buffer: PRAGMA must leave it room. */
+extern char dirlist_head_fits[sizeof(CONFIG_PRAGMA) < DL_OUT - 512 ? 1 : -1];
+
+static const char *const dl_type[] = {
+	"", "application/json", "application/xml", "text/html; charset=utf-8",
+};
+
+/* The kernel's record, as getdents64(2) documents it. */
+struct dl_dent {
+	uint64_t	 d_ino;
+	int64_t		 d_off;
+	unsigned short	 d_reclen;
+	unsigned char	 d_type;
+	char		 d_name[];
+};
+
+/* The body being written: data gathers in o_buf until it is a chunk. */
+struct dl_out {
+	struct conn	*o_c;
+	char		*o_p;		/* next free byte */
+	char		*o_end;		/* the data stops here */
+	int		 o_chunked;
+	int		 o_err;		/* a write failed: send nothing more */
+	int		 o_count;	/* entries written */
+	long long	 o_bytes;	/* data sent, without chunk framing */
+	char		 o_buf[DL_OUT];
+};
+
+static inline void out_room(struct dl_out *, size_t);
+static void	 out_flush(struct dl_out *, int);
+static void	 out_put(struct dl_out *, const char *, size_t);
+static void	 out_text(struct dl_out *, const char *, size_t);
+static void	 out_href(struct dl_out *, const char *, size_t);
+static void	 out_time(struct dl_out *, time_t, int);
+static void	 out_uint(struct dl_out *, unsigned long long);
+static void	 out_size(struct dl_out *, unsigned long long);
+static char	*two(char *, int);
+static size_t	 utf8_next(const unsigned char *, size_t, unsigned *);
+static char	*put_hex(char *, unsigned);
+static void	 dl_begin(struct dl_out *, const char *, size_t, int);
+static void	 dl_entry(struct dl_out *, int, const char *, size_t,
+		    unsigned char, int, const char *, size_t);
+static void	 dl_end(struct dl_out *);
+static ssize_t	 dl_getdents(int, void *, size_t);
+
+#define out_lit(o, lit)	out_put((o), (lit), sizeof(lit) - 1)
+
+/* Makes sure n bytes fit behind o_p, sending what is there if they don't. */
+static inline void
+out_room(struct dl_out *o, size_t n)
+{
+	if ((size_t)(o->o_end - o->o_p) < n)
+		out_flush(o, 0);
+}
+
+/*
+ * Sends the data gathered, as one chunk with its size line and CRLF in
+ * one write; with last set, the zero-size chunk that ends the body goes
+ * in the same write.  All but the last are sent with MSG_MORE, so the
+ * kernel fills whole segments.  A failed write sets o_err for good.
+ */
+static void
+out_flush(struct dl_out *o, int last)
+{
+	char *data = o->o_buf + DL_PRE, *s = data, *e = o->o_p;
+	size_t n = (size_t)(o->o_p - data);
+	struct iovec iov;
+	int i;
+
+	o->o_p = data;
+	if (o->o_err)
+		return;
+	if (o->o_chunked) {
+		if (n > 0) {
+			char hex[8];
+
+			/* the size line right before the data */
+			i = (int)(put_hex(hex, (unsigned)n) - hex);
+			s = data - 2 - i;
+			memcpy(s, hex, (size_t)i);
+			memcpy(data - 2, "\r\n", 2);
+			e = PUTS(e, "\r\n");
+		}
+		if (last)
+			e = PUTS(e, "0\r\n\r\n");
+	}
+	if (e == s)
+		return;
+	iov.iov_base = s;
+	iov.iov_len = (size_t)(e - s);
+	if (conn_writev_more(o->o_c, &iov, 1, !last) == -1)
+		o->o_err = 1;
+	else
+		o->o_bytes += (long long)n;
+}
+
+static void
+out_put(struct dl_out *o, const char *s, size_t n)
+{
+	size_t room;
+
+	while (n > 0) {
+		out_room(o, 1);
+		room = (size_t)(o->o_end - o->o_p);
+		if (room > n)
+			room = n;
+		o->o_p = put(o->o_p, s, room);
+		s += room;
+		n -= room;
+	}
+}
+
+static char *
+put_hex(char *p, unsigned v)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char tmp[8];
+	int n = 0;
+
+	do
+		tmp[n++] = hex[v & 15];
+	while ((v >>= 4) != 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/*
+ * Decodes the UTF-8 sequence at s (n > 0 bytes left).  Returns its length
+ * with *cp set, or 0 when the bytes are not UTF-8: a stray continuation
+ * byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short.
+ */
+static size_t
+utf8_next(const unsigned char *s, size_t n, unsigned *cp)
+{
+	unsigned c = s[0], min;
+	size_t len, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		c &= 0x1f;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		c &= 0x0f;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		c &= 0x07;
+		min = 0x10000;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/*
+ * Writes s[0..n) as text of the listing's format (a JSON string's
+ * contents, XML character data or attribute, HTML text or attribute).
+ * The output is valid UTF-8 and cannot end the string, element or
+ * attribute it stands in, whatever the bytes are.
+ */
+static void
+out_text(struct dl_out *o, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, len;
+	unsigned cp;
+	int bad;
+
+	while (i < n) {
+		out_room(o, DL_CHAR);
+		if ((len = utf8_next(u + i, n - i, &cp)) == 0) {
+			len = 1;
+			bad = 1;
+		} else if (CONFIG_AUTO_INDEX == 1)
+			bad = 0;
+		else if (CONFIG_AUTO_INDEX == 2)
+			/* XML 1.0 Char: no C0 but tab, LF, CR; no U+FFFE/F */
+			bad = (cp < 0x20 && cp != '\t' && cp != '\n' &&
+			    cp != '\r') || cp == 0xfffe || cp == 0xffff;
+		else
+			/* HTML: controls and noncharacters are parse errors,
+			 * and a newline in a name would not show */
+			bad = cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
+			    (cp >= 0xfdd0 && cp <= 0xfdef) ||
+			    (cp & 0xfffe) == 0xfffe;
+		i += len;
+		if (bad) {
+			if (CONFIG_AUTO_INDEX == 1)
+				o->o_p = PUTS(o->o_p, "\\ufffd");
+			else
+				o->o_p = PUTS(o->o_p, "\xef\xbf\xbd");
+			continue;
+		}
+		if (CONFIG_AUTO_INDEX == 1) {
+			if (cp == '"' || cp == '\\') {
+				*o->o_p++ = '\\';
+				*o->o_p++ = (char)cp;
+				continue;
+			}
+			/* U+2028 and U+2029 end a line in older JavaScript */
+			if (cp < 0x20 || cp == 0x2028 || cp == 0x2029) {
+				static const char hex[] = "0123456789abcdef";
+
+				o->o_p = PUTS(o->o_p, "\\u");
+				*o->o_p++ = hex[cp >> 12];
+				*o->o_p++ = hex[cp >> 8 & 15];
+				*o->o_p++ = hex[cp >> 4 & 15];
+				*o->o_p++ = hex[cp & 15];
+				continue;
+			}
+		} else {
+			switch (cp) {
+			case '&':
+				o->o_p = PUTS(o->o_p, "&amp;");
+				continue;
+			case '<':
+				o->o_p = PUTS(o->o_p, "&lt;");
+				continue;
+			case '>':
+				o->o_p = PUTS(o->o_p, "&gt;");
+				continue;
+			case '"':
+				o->o_p = PUTS(o->o_p, "&quot;");
+				continue;
+			case '\'':
+				o->o_p = PUTS(o->o_p, "&#39;");
+				continue;
+			case '\r':
+				/* a parser would read a bare CR as LF */
+				o->o_p = PUTS(o->o_p, "&#13;");
+				continue;
+			}
+		}
+		o->o_p = put(o->o_p, s + i - len, len);
+	}
+}
+
+/*
+ * Writes s[0..n) percent-encoded for a link: every byte but the URI's
+ * unreserved ones, so that '?', '#', ':' and '%' in a name stay part of
+ * the path, and nothing in it can end an attribute.
+ */
+static void
+out_href(struct dl_out *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	unsigned char c;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out_room(o, 3);
+		c = (unsigned char)s[i];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		    c == '_' || c == '~')
+			*o->o_p++ = (char)c;
+		else {
+			*o->o_p++ = '%';
+			*o->o_p++ = hex[c >> 4];
+			*o->o_p++ = hex[c & 15];
+		}
+	}
+}
+
+static char *
+two(char *p, int v)
+{
+	*p++ = (char)('0' + v / 10);
+	*p++ = (char)('0' + v % 10);
+	return p;
+}
+
+/*
+ * Writes t in UTC: ISO 8601 "2024-05-01T12:00:00Z" (iso set), or
+ * "2024-05-01 12:00:00" for people.  Years outside 1-9999 are clamped.
+ */
+static void
+out_time(struct dl_out *o, time_t t, int iso)
+{
+	long long v = (long long)t;	/* time_t may have 32 bits */
+	struct tm tm;
+	char *p;
+	int y;
+
+	if (v < -62135596800LL)
+		v = -62135596800LL;		/* 0001-01-01T00:00:00Z */
+	else if (v > 253402300799LL)
+		v = 253402300799LL;		/* 9999-12-31T23:59:59Z */
+	time_utc((time_t)v, &tm);
+	y = tm.tm_year + 1900;
+	out_room(o, DL_NUM);
+	p = two(o->o_p, y / 100);
+	p = two(p, y % 100);
+	*p++ = '-';
+	p = two(p, tm.tm_mon + 1);
+	*p++ = '-';
+	p = two(p, tm.tm_mday);
+	*p++ = iso ? 'T' : ' ';
+	p = two(p, tm.tm_hour);
+	*p++ = ':';
+	p = two(p, tm.tm_min);
+	*p++ = ':';
+	p = two(p, tm.tm_sec);
+	if (iso)
+		*p++ = 'Z';
+	o->o_p = p;
+}
+
+static void
+out_uint(struct dl_out *o, unsigned long long v)
+{
+	out_room(o, DL_NUM);
+	o->o_p = fmt_uint(o->o_p, v);
+}
+
+/* Writes a size for people: "512 B", "1.5 KiB", "5.0 MiB", "12 GiB". */
+static void
+out_size(struct dl_out *o, unsigned long long v)
+{
+	static const char units[] = "KMGTPE";
+	unsigned long long rest = 0;
+	int u = 0;
+
+	while (v >= 1024) {
+		rest = v & 1023;
+		v >>= 10;
+		u++;
+	}
+	out_uint(o, v);
+	if (u > 0 && v < 10) {
+		*o->o_p++ = '.';
+		*o->o_p++ = (char)('0' + rest * 10 / 1024);
+	}
+	*o->o_p++ = ' ';
+	if (u > 0) {
+		*o->o_p++ = units[u - 1];
+		*o->o_p++ = 'i';
+	}
+	*o->o_p++ = 'B';
+}
+
+/* The document up to the first entry.  root: no "Parent directory". */
+static void
+dl_begin(struct dl_out *o, const char *path, size_t len, int root)
+{
+	time_t now;
+
+	(void)http_date_now(&now);
+	if (CONFIG_AUTO_INDEX == 1) {
+		out_lit(o, "{\"path\":\"");
+		out_text(o, path, len);
+		out_lit(o, "\",\"timestamp\":\"");
+		out_time(o, now, 1);
+		out_lit(o, "\",\"server\":\"mrhttpd/" MRHTTPD_VERSION
+		    "\",\"entries\":[");
+	} else if (CONFIG_AUTO_INDEX == 2) {
+		out_lit(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+		if (sizeof(CONFIG_XSLT_HEADER) > 1)
+			out_lit(o, CONFIG_XSLT_HEADER "\n");
+		out_lit(o, "<directory><path>");
+		out_text(o, path, len);
+		out_lit(o, "</path><timestamp>");
+		out_time(o, now, 1);
+		out_lit(o, "</timestamp><server>mrhttpd/" MRHTTPD_VERSION
+		    "</server>\n");
+	} else {
+		out_lit(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		    "<meta charset=\"utf-8\">\n"
+		    "<meta name=\"viewport\" content=\"width=device-width, "
+		    "initial-scale=1\">\n<title>Index of ");
+		out_text(o, path, len);
+		out_lit(o, "</title>\n<style>\n"
+		    "body{font-family:sans-serif;margin:1em 2em}\n"
+		    "table{border-collapse:collapse}\n"
+		    "th,td{padding:.2em 1.5em .2em 0;text-align:left;"
+		    "vertical-align:top}\n"
+		    ".s{text-align:right;white-space:nowrap}\n"
+		    "tbody tr:hover{background:#eee}\n"
+		    "</style>\n</head>\n<body>\n<h1>Index of ");
+		out_text(o, path, len);
+		out_lit(o, "</h1>\n<table>\n<thead><tr><th>Name</th>"
+		    "<th class=\"s\">Size</th><th>Last modified (UTC)</th>"
+		    "</tr></thead>\n"
+		    "<tbody>\n");
+		if (!root)
+			out_lit(o, "<tr><td><a href=\"../\">Parent directory"
+			    "</a></td><td></td><td></td></tr>\n");
+	}
+}
+
+/*
+ * One directory entry, if it belongs to this pass (0: directories, 1:
+ * files).  base is put in front of every link (see dirlist_serve).
+ */
+static void
+dl_entry(struct dl_out *o, int dirfd, const char *name, size_t len,
+    unsigned char dtype, int pass, const char *base, size_t baselen)
+{
+	const char *type;
+	struct stat st;
+	int dir;
+
+	if (name[0] == '.')
+		return;
+	/* d_type, when the file system fills it in, spares a stat for the
+	 * entries of the other pass and for those never listed */
+	if (dtype != DT_UNKNOWN && dtype != DT_LNK &&
+	    dtype != (pass == 0 ? DT_DIR : DT_REG))
+		return;
+	if (fstatat(dirfd, name, &st, 0) == -1)
+		return;
+	dir = S_ISDIR(st.st_mode);
+	if (pass == 0 ? !dir : !S_ISREG(st.st_mode))
+		return;
+
+	if (CONFIG_AUTO_INDEX == 3) {
+		out_lit(o, "<tr><td><a href=\"");
+		if (baselen > 0) {
+			out_href(o, base, baselen);
+			out_lit(o, "/");
+		}
+		out_href(o, name, len);
+		if (dir)
+			out_lit(o, "/");
+		out_lit(o, "\">");
+		out_text(o, name, len);
+		if (dir)
+			out_lit(o, "/</a></td><td class=\"s\">-");
+		else {
+			out_lit(o, "</a></td><td class=\"s\" title=\"");
+			out_uint(o, (unsigned long long)st.st_size);
+			out_lit(o, " bytes\">");
+			out_size(o, (unsigned long long)st.st_size);
+		}
+		out_lit(o, "</td><td>");
+		out_time(o, st.st_mtime, 0);
+		out_lit(o, "</td></tr>\n");
+		o->o_count++;
+		return;
+	}
+
+	if (dir)
+		type = "dir";
+	else if ((type = mime_lookup(name, len)) == NULL)
+		type = "application/octet-stream";
+	if (CONFIG_AUTO_INDEX == 1) {
+		if (o->o_count > 0)
+			out_lit(o, ",");
+		out_lit(o, "\n{\"name\":\"");
+		out_text(o, name, len);
+		out_lit(o, "\",\"type\":\"");
+		out_put(o, type, strlen(type));
+		out_lit(o, "\",\"size\":");
+		out_uint(o, (unsigned long long)st.st_size);
+		out_lit(o, ",\"modified\":\"");
+		out_time(o, st.st_mtime, 1);
+		out_lit(o, "\"}");
+	} else {
+		out_lit(o, "<entry><name>");
+		out_text(o, name, len);
+		out_lit(o, "</name><type>");
+		out_put(o, type, strlen(type));
+		out_lit(o, "</type><size>");
+		out_uint(o, (unsigned long long)st.st_size);
+		out_lit(o, "</size><modified>");
+		out_time(o, st.st_mtime, 1);
+		out_lit(o, "</modified></entry>\n");
+	}
+	o->o_count++;
+}
+
+static void
+dl_end(struct dl_out *o)
+{
+	if (CONFIG_AUTO_INDEX == 1)
+		out_lit(o, "\n]}\n");
+	else if (CONFIG_AUTO_INDEX == 2)
+		out_lit(o, "</directory>\n");
+	else
+		out_lit(o, "</tbody>\n</table>\n</body>\n</html>\n");
+}
+
+/* getdents64(2): bytes of records read, 0 at the end, -1 on error. */
+static ssize_t
+dl_getdents(int fd, void *buf, size_t n)
+{
+	long r;
+
+	do
+		r = syscall(SYS_getdents64, fd, buf, n);
+	while (r == -1 && errno == EINTR);
+	return (ssize_t)r;
+}
+
 int
 dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 {
-	(void)dirfd;
-	return response_error(c, r, rp, 403);
+	union {
+		char		 b[DL_DENTS];
+		uint64_t	 align;	/* the records hold 64-bit fields */
+	} dents;
+	struct dl_out o;
+	struct dl_dent *d;
+	const char *base = "", *type;
+	char *path, *p;
+	ssize_t n, len;
+	size_t off, namelen, baselen = 0, pfx = sizeof(CONFIG_PATH_PREFIX) - 1;
+	int head = r->req_method == M_HEAD, root, pass;
+
+	/*
+	 * The first read comes before the status line, so that a directory
+	 * that cannot be read gets an error status rather than a 200 with
+	 * an empty listing.
+	 */
+	if ((n = dl_getdents(dirfd, dents.b, sizeof(dents.b))) == -1)
+		return response_error(c, r, rp, errno == ENOENT ? 404 :
+		    errno == EACCES ? 403 : 500);
+
+	/*
+	 * The path to show: the request's, with PATH_PREFIX, decoded and
+	 * normalised into the scratch room behind the request (see struct
+	 * conn), which file_serve is done with.  Should that fail, the
+	 * target as sent is shown instead, escaped all the same.
+	 */
+	path = c->c_buf + c->c_len + 1;
+	if ((len = url_decode(r->req_target, r->req_path_len, path,
+	    PATH_MAX_LEN)) < 0 || (len = path_normalize(path)) < 0) {
+		path = (char *)r->req_target;
+		len = (ssize_t)r->req_path_len;
+	} else if (path[len - 1] != '/') {
+		/*
+		 * Only "/prefix", which file_serve takes for "/prefix/":
+		 * relative links must then go through the prefix's last
+		 * segment, or "a" would resolve to "/a".
+		 */
+		for (base = path + len; base[-1] != '/'; base--)
+			;
+		baselen = (size_t)(path + len - base);
+	}
+	root = len == 1 || (ENABLE_PATH_PREFIX && (size_t)len >= pfx &&
+	    (size_t)len <= pfx + 1 && memcmp(path, CONFIG_PATH_PREFIX,
+	    pfx) == 0 && ((size_t)len == pfx || path[pfx] == '/'));
+
+	memset(&o, 0, offsetof(struct dl_out, o_buf));
+	o.o_c = c;
+	o.o_chunked = r->req_minor >= 1;
+	/* HTTP/1.0 has no other way to say where the body ends */
+	if (!head && !o.o_chunked)
+		c->c_close = 1;
+	/* a HEAD gets what a GET would, Transfer-Encoding too (RFC 9112
+	 * 6.1 allows it), and no body, so its connection can stay open */
+	p = response_head(o.o_buf, 200, r->req_minor, c);
+	p = PUTS(p, "Content-Type: ");
+	type = dl_type[CONFIG_AUTO_INDEX];
+	p = put(p, type, strlen(type));
+	/* listings change without their directory's files changing */
+	p = PUTS(p, "\r\nCache-Control: no-cache\r\n"
+	    "X-Content-Type-Options: nosniff\r\n");
+	if (o.o_chunked)
+		p = PUTS(p, "Transfer-Encoding: chunked\r\n");
+	p = PUTS(p, "\r\n");
+	rp->rp_status = 200;
+	rp->rp_bytes = 0;
+	{
+		struct iovec iov = { .iov_base = o.o_buf,
+		    .iov_len = (size_t)(p - o.o_buf) };
+
+		if (conn_writev_more(c, &iov, 1, !head) == -1)
+			return -1;
+	}
+	if (head)
+		return 0;
+
+	/* the same layout without chunks, for one code path */
+	o.o_p = o.o_buf + DL_PRE;
+	o.o_end = o.o_buf + DL_OUT - DL_POST;
+	dl_begin(&o, path, (size_t)len, root);
+	/* directories first: two passes, as nothing is kept between them */
+	for (pass = 0; pass < 2 && !o.o_err; pass++) {
+		if (pass > 0 && (lseek(dirfd, 0, SEEK_SET) == -1 ||
+		    (n = dl_getdents(dirfd, dents.b, sizeof(dents.b))) == -1))
+			goto truncated;
+		while (n > 0 && !o.o_err) {
+			for (off = 0; off + offsetof(struct dl_dent, d_name) <
+			    (size_t)n; off += d->d_reclen) {
+				d = (struct dl_dent *)(void *)(dents.b + off);
+				if (d->d_reclen <= offsetof(struct dl_dent,
+				    d_name) || d->d_reclen > (size_t)n - off)
+					break;	/* never from a sane kernel */
+				namelen = strnlen(d->d_name, d->d_reclen -
+				    offsetof(struct dl_dent, d_name));
+				dl_entry(&o, dirfd, d->d_name, namelen,
+				    d->d_type, pass, base, baselen);
+			}
+			if ((n = dl_getdents(dirfd, dents.b,
+			    sizeof(dents.b))) == -1)
+				goto truncated;
+		}
+	}
+	dl_end(&o);
+	out_flush(&o, 1);
+	rp->rp_bytes = o.o_bytes;
+	return o.o_err ? -1 : 0;
+
+ truncated:
+	/*
+	 * The directory could not be read to its end.  Closing without the
+	 * last chunk tells an HTTP/1.1 client the listing is incomplete; a
+	 * well-formed end would pass a partial listing off as the whole.
+	 */
+	out_flush(&o, 0);
+	rp->rp_bytes = o.o_bytes;
+	return -1;
 }

@@ -620,6 +620,9 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 
 	if ((rc = file_path(c, r, &path, &len, 1)) != 0)
 		return response_error(c, r, rp, -rc);
+	/* an upload in progress is nobody's business */
+	if (ENABLE_PUT && strstr(path, "/" UPLOAD_PREFIX) != NULL)
+		return response_error(c, r, rp, 404);
 
 	(void)http_date_now(&now);
 	type = NULL;

@@ -191,6 +191,7 @@ struct body {
 	long long	 b_left;	/* of the Content-Length, or of this chunk */
 	long long	 b_total;	/* body bytes delivered */
 	long long	 b_max;		/* the limit, -1 for none */
+	size_t		 b_head;	/* the head's length in c_buf */
 	int		 b_chunked;
 	int		 b_state;	/* chunked framing */
 	int		 b_digits;
@@ -216,6 +217,7 @@ int	 response_error_hdr(struct conn *, struct request *, struct reply *, int,
 char	*response_head(char *, int, int, struct conn *);
 
 /* file.c */
+#define UPLOAD_PREFIX	".mrhttpd-upload-"	/* PUT's temporary files */
 int	 file_serve(struct conn *, struct request *, struct reply *);
 void	 file_cache_flush(void);
 int	 file_path(struct conn *, struct request *, char **, ssize_t *, int);

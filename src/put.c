@@ -6,6 +6,7 @@
  * and only then renamed over it: a client that aborts, a full disk or a
  * crash leaves the old file whole.  Nothing of the body is held in memory.
  */
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <dirent.h>
@@ -32,6 +33,8 @@ put_errno_status(int e)
 	case EPERM:
 	case EROFS:
 		return 403;
+	case ENAMETOOLONG:
+		return 414;
 	case ENOSPC:
 	case EDQUOT:
 		return 507;
@@ -136,12 +139,27 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 		return response_error(c, r, rp, 409);
 	}
 
-	/* a hidden name unique in this process, never a client's choice */
-	p = PUTS(tmp, ".mrhttpd-upload-");
-	p = fmt_uint(p, (unsigned long long)getpid());
-	*p++ = '-';
-	p = fmt_uint(p, __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED));
-	*p = '\0';
+	/* a hidden name no client can guess (and so cannot take first);
+	 * GET refuses these names while an upload is in progress */
+	{
+		static const char hex[] = "0123456789abcdef";
+		unsigned char rnd[8];
+		unsigned long long n = __atomic_add_fetch(&serial, 1,
+		    __ATOMIC_RELAXED);
+		size_t i;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+			memcpy(rnd, &n, sizeof(rnd) < sizeof(n) ?
+			    sizeof(rnd) : sizeof(n));
+		p = PUTS(tmp, UPLOAD_PREFIX);
+		for (i = 0; i < sizeof(rnd); i++) {
+			*p++ = hex[rnd[i] >> 4];
+			*p++ = hex[rnd[i] & 15];
+		}
+		*p++ = '-';
+		p = fmt_uint(p, n);
+		*p = '\0';
+	}
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
 	    O_NOFOLLOW, 0644);
 	if (fd == -1) {
@@ -177,6 +195,7 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 		goto abort;
 	}
 	close(dfd);
+	file_cache_flush();	/* this connection must see the new file */
 	return put_reply(c, r, rp, existed ? 204 : 201);
 
  abort:
@@ -260,5 +279,6 @@ delete_serve(struct conn *c, struct request *r, struct reply *rp)
 	close(dfd);
 	if (rc != 0)
 		return response_error(c, r, rp, rc);
+	file_cache_flush();	/* nor serve what is gone */
 	return put_reply(c, r, rp, 204);
 }

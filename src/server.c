@@ -325,6 +325,10 @@ conn_serve(struct conn *c)
 
 		/* an unread body must go before the next request is read:
 		 * small ones are drained, big ones cost the connection */
+		/* answered before asking for the body it announced with
+		 * Expect: 100-continue: it may never come, so do not wait */
+		if (body.b_continue && body_pending(&body))
+			c->c_close = 1;
 		if (rc == 0 && !c->c_close && body_discard(c, &body) != 0)
 			c->c_close = 1;
 		if (rc != 0 || c->c_close) {
