@@ -355,16 +355,19 @@ preconditions(const struct request *r, const struct fcache *e)
 	return 0;
 }
 
-/* Reads a byte position; saturates instead of overflowing. */
+/* Reads a byte position; saturates at the largest off_t instead of
+ * overflowing or truncating. */
 static const char *
 range_pos(const char *s, off_t *v)
 {
+	const unsigned long long max = (unsigned long long)
+	    (((off_t)1 << (sizeof(off_t) * 8 - 2)) - 1) * 2 + 1;
 	unsigned long long n = 0;
 
 	for (; *s >= '0' && *s <= '9'; s++)
-		n = n > 0x7fffffffffffffffULL / 10 ? 0x7fffffffffffffffULL :
+		n = n > (max - 9) / 10 ? max :
 		    n * 10 + (unsigned long long)(*s - '0');
-	*v = n > 0x7fffffffffffffffULL ? 0x7fffffffffffffffLL : (off_t)n;
+	*v = (off_t)(n > max ? max : n);
 	return s;
 }
 

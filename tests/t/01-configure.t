@@ -64,7 +64,7 @@ my @refused = (
 	['AUTH_METHODS 16', "${ok}AUTH_HEADER='Basic eA=='\nAUTH_METHODS=16\n",
 		'AUTH_METHODS'],
 	['PATH_PREFIX with trailing /', "${ok}PATH_PREFIX=/app/\n", 'PATH_PREFIX'],
-	['unknown key AUTH_FILE', "${ok}AUTH_FILE=/etc/x\n", 'AUTH_FILE'],
+	['unknown key AUTH_USERS', "${ok}AUTH_USERS=/etc/x\n", 'AUTH_USERS'],
 	['DETACH=2', "${ok}DETACH=2\n", 'DETACH'],
 );
 
