@@ -330,6 +330,24 @@ etag_match(const char *list, const char *etag, int strong)
 }
 
 /*
+ * etag_match over every field line of name: repeated lines of a list
+ * header are one list (RFC 9110 5.3).
+ */
+static int
+etag_match_all(const struct request *r, const char *name, size_t n,
+    const char *etag, int strong)
+{
+	int i;
+
+	for (i = 0; i < r->req_nhdrs; i++)
+		if (r->req_hdrs[i].h_name_len == n &&
+		    strncasecmp(r->req_hdrs[i].h_name, name, n) == 0 &&
+		    etag_match(r->req_hdrs[i].h_value, etag, strong))
+			return 1;
+	return 0;
+}
+
+/*
  * Preconditions, in the order of RFC 9110 13.2.2.  Returns 0 to go on,
  * or 304 or 412.
  */
@@ -339,14 +357,14 @@ preconditions(const struct request *r, const struct fcache *e)
 	time_t t;
 
 	if (r->req_if_match != NULL) {
-		if (!etag_match(r->req_if_match, e->fc_etag, 1))
+		if (!etag_match_all(r, "If-Match", 8, e->fc_etag, 1))
 			return 412;
 	} else if (r->req_if_unmodified_since != NULL &&
 	    http_date_parse(r->req_if_unmodified_since, &t) == 0 &&
 	    e->fc_lm > t)
 		return 412;
 	if (r->req_if_none_match != NULL) {
-		if (etag_match(r->req_if_none_match, e->fc_etag, 0))
+		if (etag_match_all(r, "If-None-Match", 13, e->fc_etag, 0))
 			return 304;	/* only GET and HEAD come here */
 	} else if (r->req_if_modified_since != NULL &&
 	    http_date_parse(r->req_if_modified_since, &t) == 0 &&

@@ -250,8 +250,16 @@ http_date_parse(const char *s, time_t *t)
 			return -1;
 		d = digits(p, 2);
 		m = month_of(p + 3);
-		y = digits(p + 7, 2);
-		y += y < 70 ? 2000 : 1900;
+		/* RFC 9110 5.6.7: a two-digit year more than 50 years
+		 * ahead is in the past century */
+		if ((y = digits(p + 7, 2)) >= 0) {
+			struct tm now;
+
+			time_utc(time(NULL), &now);
+			y += (now.tm_year + 1900) / 100 * 100;
+			if (y > now.tm_year + 1900 + 50)
+				y -= 100;
+		}
 		p += 10;
 	} else if (p - s == 4) {
 		/* asctime: "Sun Nov  6 08:49:37 1994" */
