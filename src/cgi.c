@@ -690,6 +690,21 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	ssize_t len, n;
 	int rc, np, body_done, ev, status;
 
+	/* most requests are plainly not for CGI: when the raw path has no
+	 * escapes and no dot or empty segments, normalising cannot change
+	 * it, and comparing the raw prefix is exact */
+	{
+		const char *t = r->req_target, *pre = CONFIG_PATH_PREFIX
+		    CONFIG_CGI_PATH;
+		size_t i, tn = r->req_path_len, k = strlen(pre);
+
+		for (i = 0; i + 1 < tn; i++)
+			if (t[i] == '%' || (t[i] == '/' && (t[i + 1] == '.' ||
+			    t[i + 1] == '/')))
+				break;
+		if (i + 1 >= tn && (tn < k || memcmp(t, pre, k) != 0))
+			return CGI_NOT_MINE;
+	}
 	if (file_path(c, r, &path, &len, 0) != 0 ||
 	    (size_t)len < plen || memcmp(path, CONFIG_CGI_PATH, plen) != 0 ||
 	    (path[plen] != '/' && path[plen] != '\0'))
