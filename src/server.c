@@ -38,7 +38,8 @@ static pthread_attr_t thread_attr;
 static pthread_mutex_t accept_lock = PTHREAD_MUTEX_INITIALIZER;
 
 enum {
-	SPARE_START = 4,	/* workers waiting in accept at start-up */
+	SPARE_START = 1,	/* workers at start-up: one waits in accept, the
+				 * first connection starts the next */
 	SPARE_MAX = 64,		/* more idle workers than this exit */
 };
 
