@@ -387,9 +387,16 @@ worker(void *arg)
 				break;
 			continue;
 		}
-		/* busy now: keep one spare worker waiting in accept */
-		if (__atomic_sub_fetch(&idle, 1, __ATOMIC_ACQ_REL) == 0)
-			spawn_worker();
+		/* busy now: keep a spare worker waiting in accept.  Under a
+		 * burst, start them in batches growing with the pool, so the
+		 * 10,000th client does not wait for 9,999 thread starts in a
+		 * row, one after each accept */
+		if (__atomic_sub_fetch(&idle, 1, __ATOMIC_ACQ_REL) == 0) {
+			int n = 1 + __atomic_load_n(&workers, __ATOMIC_RELAXED) / 16;
+
+			while (n-- > 0 && spawn_worker() == 0)
+				;
+		}
 		__atomic_store_n(slot, fd + 1, __ATOMIC_RELEASE);
 		c.c_fd = fd;
 		c.c_close = 0;
