@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "mrhttpd.h"
 
@@ -57,9 +58,24 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 		if (conn_write(c, cont, sizeof(cont) - 1) == -1)
 			return -1;
 	}
-	/* each wait for more of the body may last REQUEST_TIMEOUT */
-	if (conn_wait_readable(c, CONFIG_REQUEST_TIMEOUT * 1000) <= 0)
-		return -1;
+	/* each wait for more of the body may last REQUEST_TIMEOUT, and not
+	 * past the caller's deadline (CGI_TIMEOUT) */
+	{
+		long long ms = CONFIG_REQUEST_TIMEOUT * 1000LL;
+
+		if (b->b_deadline > 0) {
+			struct timespec ts;
+			long long left;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			left = b->b_deadline - ((long long)ts.tv_sec * 1000 +
+			    ts.tv_nsec / 1000000);
+			if (left < ms)
+				ms = left > 0 ? left : 0;
+		}
+		if (conn_wait_readable(c, (int)ms) <= 0)
+			return -1;
+	}
 	return conn_read(c, buf, n);
 }
 

@@ -29,7 +29,7 @@
 
 enum {
 	CGI_HEAD_MAX = 4096,	/* the program's header block */
-	ENV_SIZE = HEAD_MAX + 8192,
+	ENV_SIZE = 3 * HEAD_MAX + 8192,	/* URI, query, PATH_INFO repeat the head */
 	ENV_MAX = MAX_HEADERS + 32,
 	IO_SIZE = 4096,
 };
@@ -151,12 +151,30 @@ env_headers(struct env *e, const struct request *r)
 		    (strcmp(name, "HTTP_AUTHORIZATION") == 0 &&
 		    !CONFIG_CGI_AUTHORIZATION))
 			continue;
-		/* the first of repeated fields wins; the others are dropped */
+		/* repeated fields are one, joined with ", " (RFC 3875 4.1.18) */
 		for (seen = 0, i = 0; i < (size_t)e->e_n && !seen; i++)
 			seen = strncmp(e->e_v[i], name, k) == 0 &&
 			    e->e_v[i][k] == '=';
-		if (!seen)
-			env_str(e, name, h->h_value);
+		if (seen)
+			continue;
+		env_str(e, name, h->h_value);
+		for (int l = j + 1; l < r->req_nhdrs && !e->e_full; l++) {
+			const struct header *o = &r->req_hdrs[l];
+			size_t vn;
+
+			if (o->h_name_len != h->h_name_len ||
+			    strncasecmp(o->h_name, h->h_name, h->h_name_len) != 0)
+				continue;
+			vn = strlen(o->h_value);
+			if ((size_t)(e->e_end - e->e_p) < vn + 3) {
+				e->e_full = 1;
+				break;
+			}
+			/* the variable just written is the last: extend it */
+			e->e_p = put(e->e_p - 1, ", ", 2);
+			e->e_p = put(e->e_p, o->h_value, vn);
+			*e->e_p++ = '\0';
+		}
 	}
 }
 
@@ -770,15 +788,24 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	}
 	rc = 0;
 	status = 0;
-	while (g.g_out != -1 || g.g_err != -1) {
+	/* until its stdout ends: a program that closes it and lingers must
+	 * not hold the reply back (its later stderr is not read) */
+	while (g.g_out != -1) {
 		/* the next piece of the request body, when the last is out */
 		if (!body_done && inlen == 0) {
+			b->b_deadline = deadline;	/* no wait past CGI_TIMEOUT */
 			if ((n = body_read(c, b, in, sizeof(in))) > 0) {
 				inlen = (size_t)n;
 				inoff = 0;
+			} else if (n < -1) {
+				/* 400, 413: the program must not take a cut
+				 * body for a whole one */
+				cgi_kill(&g);
+				g.g_pid = 0;
+				c->c_close = 1;
+				status = g.g_sent ? -1 : (int)-n;
+				break;
 			} else {
-				if (n < -1)
-					status = (int)-n;	/* 400, 413 */
 				if (n < 0)
 					c->c_close = 1;
 				body_done = 1;
@@ -864,20 +891,41 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		close(g.g_out);
 	if (g.g_err != -1)
 		close(g.g_err);
-	if (g.g_pid > 0) {
-		if (status == -1 || g.g_redirect != NULL)
-			cgi_kill(&g);
-		else
-			cgi_reap(&g, deadline);
+	if (g.g_pid > 0 && (status == -1 || g.g_redirect != NULL)) {
+		cgi_kill(&g);
+		g.g_pid = 0;
 	}
+	/* the reply is finished before waiting for the program to exit */
+	if (status != -1 && g.g_redirect == NULL && g.g_sent && g.g_chunked &&
+	    conn_write(c, "0\r\n\r\n", 5) == -1)
+		status = -1;
+	if (g.g_pid > 0)
+		cgi_reap(&g, deadline);
 
 	if (status == -1) {		/* the client is gone or cut off */
 		rc = -1;
 	} else if (g.g_redirect != NULL) {
-		/* serve the local Location as a GET of our own */
+		/* serve the local Location as a GET (or HEAD) of our own; a
+		 * program's path goes back to the client (302), so that a
+		 * program's source is never served as a file */
 		char *q = strchr(g.g_redirect, '?');
+		size_t k = sizeof(CONFIG_CGI_PATH) - 1;
 
-		r->req_method = M_GET;
+		if (strncmp(g.g_redirect, CONFIG_PATH_PREFIX CONFIG_CGI_PATH,
+		    sizeof(CONFIG_PATH_PREFIX) - 1 + k) == 0) {
+			char head[640 + sizeof(CONFIG_PRAGMA)], *p;
+
+			p = response_head(head, 302, r->req_minor, c);
+			p = PUTS(p, "Location: ");
+			p = put(p, g.g_redirect, strlen(g.g_redirect));
+			p = PUTS(p, "\r\nContent-Length: 0\r\n\r\n");
+			rp->rp_status = 302;
+			rc = strlen(g.g_redirect) > 512 ? response_error(c, r, rp,
+			    502) : conn_write(c, head, (size_t)(p - head));
+			goto out;
+		}
+		if (r->req_method != M_HEAD)
+			r->req_method = M_GET;
 		r->req_target = g.g_redirect;
 		r->req_target_len = strlen(g.g_redirect);
 		r->req_path_len = q != NULL ? (size_t)(q - g.g_redirect) :
@@ -887,9 +935,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		r->req_range = r->req_if_range = NULL;
 		rc = file_serve(c, r, rp);
 	} else if (g.g_sent) {
-		if (g.g_chunked && conn_write(c, "0\r\n\r\n", 5) == -1)
-			rc = -1;
-		else if (g.g_clen > 0 && g.g_left > 0)
+		if (g.g_clen > 0 && g.g_left > 0)
 			rc = -1;	/* it sent less than it announced */
 		else
 			rc = 0;

@@ -178,8 +178,9 @@ main(int argc, char *argv[])
 	    settings.set_public[settings.set_public_len - 1] == '/')
 		settings.set_public_len--;
 
-	if (ENABLE_DETACH && !settings.set_foreground)
-		close_inherited();
+	/* no descriptor of our launcher's may reach a CGI program or
+	 * outlive a detached server */
+	close_inherited();
 
 	/* signals: a vanished client must not kill us; the rest is sigwait's */
 	signal(SIGPIPE, SIG_IGN);

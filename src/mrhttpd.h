@@ -192,6 +192,7 @@ struct body {
 	long long	 b_total;	/* body bytes delivered */
 	long long	 b_max;		/* the limit, -1 for none */
 	size_t		 b_head;	/* the head's length in c_buf */
+	long long	 b_deadline;	/* monotonic ms no wait may pass, or 0 */
 	int		 b_chunked;
 	int		 b_state;	/* chunked framing */
 	int		 b_digits;

@@ -144,20 +144,20 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 	{
 		static const char hex[] = "0123456789abcdef";
 		unsigned char rnd[8];
-		unsigned long long n = __atomic_add_fetch(&serial, 1,
+		unsigned long long seq = __atomic_add_fetch(&serial, 1,
 		    __ATOMIC_RELAXED);
 		size_t i;
 
 		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
-			memcpy(rnd, &n, sizeof(rnd) < sizeof(n) ?
-			    sizeof(rnd) : sizeof(n));
+			memcpy(rnd, &seq, sizeof(rnd) < sizeof(seq) ?
+			    sizeof(rnd) : sizeof(seq));
 		p = PUTS(tmp, UPLOAD_PREFIX);
 		for (i = 0; i < sizeof(rnd); i++) {
 			*p++ = hex[rnd[i] >> 4];
 			*p++ = hex[rnd[i] & 15];
 		}
 		*p++ = '-';
-		p = fmt_uint(p, n);
+		p = fmt_uint(p, seq);
 		*p = '\0';
 	}
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |

@@ -472,6 +472,10 @@ server_run(int ready)
 	sigset_t set;
 	int i, sig;
 
+	/* a CGI request needs room for the program's environment and its
+	 * buffers: address space only, touched by CGI requests alone */
+	if (ENABLE_CGI)
+		stack += 3 * HEAD_MAX + 96 * 1024;
 #if defined(__SANITIZE_ADDRESS__)
 	stack *= 8;	/* ASan's redzones need room */
 #endif

@@ -1,0 +1,267 @@
+#!/usr/bin/perl
+# CGI limits and cleanup: CGI_TIMEOUT ends a `sleep 1000` program and its
+# whole process group (504 before the head, a cut connection after it,
+# SIGKILL for one that ignores SIGTERM); a client that hangs up gets its
+# program killed; no zombies and no leaked descriptors after 10,000
+# requests; CGI_MAX_BODY answers 413; CGI_MAX answers 503 with Retry-After.
+
+use strict;
+use warnings;
+
+use IO::Select;
+use Time::HiRes qw(time sleep);
+use Test::More;
+use MrhttpdTest;
+use MrhttpdCGI qw(cgi_dir script spew slurp wait_for zombies children
+	pgrp_members exchange);
+
+my $dir = cgi_dir('cgi-52');
+my $bin = "$dir/cgi-bin";
+my $run = "$dir/run";		# the programs write their pids here
+mkdir $run;
+# slack for timing under ASan or an emulator
+my $slow = $ENV{RUN_WRAPPER} ? 3 : $ENV{MRHTTPD_SANITIZE} ? 1.5 : 1;
+
+# Each program first records its pid, which is also its process group.
+sub prog {
+	my ($name, $body) = @_;
+	script("$bin/$name", "#!/bin/sh\necho \$\$ > '$run/$name.pid'\n$body");
+}
+prog('sleep.sh', "sleep 1000\n");
+prog('sleep-ignore.sh', "trap '' TERM\nsleep 1000\necho never\n");
+prog('sleep-after-head.sh', "printf 'Content-Type: text/plain\\n\\npartial\\n'\nsleep 1000\n");
+prog('sleep-bg.sh', "sleep 1000 &\nprintf 'Content-Type: text/plain\\n\\nbackground\\n'\n");
+prog('detach.sh', "printf 'Content-Type: text/plain\\n\\ndetached\\n'\nexec >&- 2>&-\nsleep 1000\n");
+prog('loop.sh', "printf 'Content-Type: text/plain\\n\\n'\n"
+	. "while :; do echo 'tick tick tick tick tick tick tick tick'; sleep 0.05; done\n");
+prog('wait-body.sh', "cat > /dev/null\nprintf 'Content-Type: text/plain\\n\\nread it all\\n'\n");
+prog('count.sh', "n=\$(wc -c)\nprintf 'Content-Type: text/plain\\n\\nread %s bytes\\n' \$n\n");
+prog('slow.sh', "sleep 1.5\nprintf 'Content-Type: text/plain\\n\\nslow done\\n'\n");
+script("$bin/quick.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\nContent-Length: 3\\n\\nok\\n'\n");
+
+sub pid_of {
+	my ($name) = @_;
+	my $p;
+	wait_for(sub { ($p) = (slurp("$run/$name.pid") // '') =~ /^(\d+)/; $p }, 5 * $slow);
+	return $p;
+}
+
+# gone(PGID, SECONDS): true once no live process is left in the group.
+sub gone {
+	my ($pgid, $secs) = @_;
+	return wait_for(sub { !pgrp_members($pgid) }, $secs);
+}
+
+# ps_sleepers(PGID): `ps` lines of "sleep 1000" in that process group.
+sub ps_sleepers {
+	my ($pgid) = @_;
+	my (undef, $out) = run_cmd('ps', '-eo', 'pid=,pgid=,stat=,args=');
+	return grep { /^\s*\d+\s+(\d+)\s+(\S+)\s+sleep 1000\s*$/ && $1 == $pgid && $2 !~ /^Z/ }
+		split /\n/, $out;
+}
+
+sub send_req {
+	my ($raw) = @_;
+	my $s = http_connect();
+	http_send($s, $raw);
+	return $s;
+}
+
+my $t = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin,
+	CGI_TIMEOUT => 2, CGI_MAX_BODY => 100000, REQUEST_TIMEOUT => 5 });
+$t->has('cgi');
+$t->has_prog('ps');
+$t->allow_log(qr/cgi \S+: /);
+$t->run();
+my $pid = $t->pid;
+
+# --- CGI_TIMEOUT=2: five at once ---------------------------------------------------
+my $t0 = time;
+my %sock = map { $_ => send_req("GET /cgi-bin/$_ HTTP/1.1\r\nHost: x\r\n\r\n") }
+	qw(sleep.sh sleep-ignore.sh sleep-after-head.sh sleep-bg.sh);
+# and a client that stalls in the middle of its request body
+$sock{'wait-body.sh'} = send_req("POST /cgi-bin/wait-body.sh HTTP/1.1\r\nHost: x\r\n"
+	. "Content-Length: 50000\r\n\r\n" . ('b' x 1000));
+my %pg = map { $_ => pid_of($_) } keys %sock;
+ok(!grep({ !$_ } values %pg), 'the five programs started') or diag(explain \%pg);
+my @sleepers = ps_sleepers($pg{'sleep.sh'});
+is(scalar @sleepers, 1, 'sleep.sh: ps shows its `sleep 1000` in its process group')
+	or diag(`ps -eo pid,pgid,stat,args`);
+
+# read them in the order they should end
+my %got = map { $_ => exchange(sock => $sock{$_}, head => '', timeout => 10 * $slow) }
+	qw(sleep.sh sleep-after-head.sh sleep-bg.sh sleep-ignore.sh wait-body.sh);
+my $r = $got{'sleep.sh'};
+is($r->{status}, 504, 'sleep 1000 past CGI_TIMEOUT=2: 504');
+my $after = $r->{start} + ($r->{head_at} // 99) - $t0;
+ok($after >= 1.8 && $after < 4 * $slow, sprintf('... after about 2 s (%.2f s)', $after));
+ok(gone($pg{'sleep.sh'}, 3 * $slow), '... and its process group is gone');
+is(scalar(ps_sleepers($pg{'sleep.sh'})), 0, '... ps shows no `sleep 1000` with its pgid');
+
+$r = $got{'sleep-ignore.sh'};
+is($r->{status}, 504, 'a program that ignores SIGTERM: 504 too');
+$after = $r->{start} + ($r->{head_at} // 99) - $t0;
+ok($after >= 1.8 && $after < 5 * $slow, sprintf('... after %.2f s (SIGKILL a second after SIGTERM)', $after));
+ok(gone($pg{'sleep-ignore.sh'}, 3 * $slow), '... its process group is gone (SIGKILL)');
+is(scalar(ps_sleepers($pg{'sleep-ignore.sh'})), 0, '... no `sleep 1000` left');
+
+$r = $got{'sleep-after-head.sh'};
+is($r->{status}, 200, 'a program that hangs after its head: the 200 was sent');
+is($r->{body}, "partial\n", '... with what it wrote');
+ok($r->{closed} && !$r->{complete}, '... then the connection is cut, without the last chunk');
+ok(gone($pg{'sleep-after-head.sh'}, 3 * $slow), '... and its process group is gone');
+
+$r = $got{'sleep-bg.sh'};
+is($r->{body}, "background\n", 'a program that left `sleep 1000 &` holding its stdout: its body');
+ok(gone($pg{'sleep-bg.sh'}, 3 * $slow), '... the background sleep is killed at the timeout');
+is(scalar(ps_sleepers($pg{'sleep-bg.sh'})), 0, '... no `sleep 1000` left');
+$r = $got{'wait-body.sh'};
+is($r->{status}, 504, 'a client that stalls in its body: 504');
+ok(gone($pg{'wait-body.sh'}, 3 * $slow), '... the program is gone');
+{
+	$after = $r->{start} + ($r->{head_at} // 99) - $t0;
+	ok($after < 4, sprintf('... at CGI_TIMEOUT, about 2 s (%.2f s)', $after));
+}
+ok(time - $t0 < 8 * $slow, sprintf('the timeouts ran side by side (%.1f s)', time - $t0));
+for my $n (qw(sleep.sh sleep-ignore.sh sleep-after-head.sh)) {
+	like($t->log, qr/^\S+ \[warn\] cgi \Q$n\E: timed out after 2 s$/m, "$n: the timeout is logged");
+}
+is(zombies($pid), 0, 'no zombies after the timeouts');
+
+# A program that closes its stdout and keeps running: the response ends
+# at the end of its output (RFC 3875 6: the response is what it wrote).
+{
+	my $s = send_req("GET /cgi-bin/detach.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+	$r = exchange(sock => $s, head => '', timeout => 10 * $slow);
+	is($r->{body}, "detached\n", 'a program that closes stdout and goes on: its body');
+	my $pg = pid_of('detach.sh');
+	ok($r->{complete} && $r->{done_at} < 1, sprintf('... the response is complete at once (%.2f s)',
+		$r->{done_at}));
+	gone($pg, 5 * $slow);
+}
+
+# --- CGI_MAX_BODY=100000 ------------------------------------------------------------------
+{
+	unlink "$run/count.sh.pid";
+	$r = exchange(head => "POST /cgi-bin/count.sh HTTP/1.1\r\nHost: x\r\nContent-Length: 100001\r\n"
+		. "Connection: close\r\n\r\n", size => 100001);
+	is($r->{status}, 413, 'CGI_MAX_BODY: a Content-Length one byte over: 413');
+	ok(!-e "$run/count.sh.pid", '... and the program never ran');
+	$r = exchange(head => "POST /cgi-bin/count.sh HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
+		. "Connection: close\r\n\r\n", size => 100000);
+	is($r->{status}, 200, 'CGI_MAX_BODY: exactly the limit: 200');
+	like($r->{body}, qr/read 100000 bytes/, '... all of it read');
+	$r = exchange(head => "POST /cgi-bin/count.sh HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+		. "Connection: close\r\n\r\n", size => 90000, chunk => 10000);
+	is($r->{status}, 200, 'CGI_MAX_BODY: a chunked body under the limit: 200');
+	like($r->{body}, qr/read 90000 bytes/, '... all of it read');
+	$r = exchange(head => "POST /cgi-bin/count.sh HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+		. "Connection: close\r\n\r\n", size => 300000, chunk => 10000);
+	{
+		is($r->{status}, 413, 'CGI_MAX_BODY: a chunked body over the limit: 413');
+		unlike($r->{body}, qr/read \d+ bytes/, '... the program does not answer for a cut body');
+	}
+}
+
+# --- no zombies, no leaked descriptors, after 10,000 requests ----------------------------
+SKIP: {
+	skip "'ab' is not installed (apt-get install apache2-utils)", 5
+		unless MrhttpdTest::find_prog('ab');
+	my $n = scaled(10000);
+	my @fd0 = glob "/proc/$pid/fd/*";
+	my $url = 'http://127.0.0.1:' . $t->port . '/cgi-bin/quick.sh';
+	my ($rc, $out) = run_cmd('ab', '-q', '-c', 10, '-n', $n, '-s', 30, $url);
+	my ($failed) = $out =~ /^Failed requests:\s+(\d+)/m;
+	my ($done) = $out =~ /^Complete requests:\s+(\d+)/m;
+	my ($non2xx) = $out =~ /^Non-2xx responses:\s+(\d+)/m;
+	ok($rc == 0 && ($done // 0) == $n && defined $failed && $failed == 0 && !$non2xx,
+		"ab -c 10 -n $n on a CGI: 0 failed") or diag($out);
+	ok(wait_for(sub { !children($pid) }, 3), "after $n CGI requests: no child left")
+		or diag(explain [children($pid)]);
+	is(zombies($pid), 0, "after $n CGI requests: no zombies");
+	my @fd1 = glob "/proc/$pid/fd/*";
+	ok(wait_for(sub { @fd1 = glob "/proc/$pid/fd/*"; @fd1 <= @fd0 }, 3),
+		sprintf('no descriptors leaked (%d before, %d after)', scalar @fd0, scalar @fd1));
+	my (undef, $ps) = run_cmd('ps', '--ppid', $pid, '-o', 'pid=,stat=,args=');
+	unlike($ps, qr/\S/, 'ps --ppid: nothing');
+}
+$t->stop;
+
+# --- a client that hangs up (CGI_TIMEOUT 60, CGI_MAX=2) -------------------------
+my $tm = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin, CGI_MAX => 2 });
+$tm->allow_log(qr/cgi \S+: /);
+$tm->run();
+{
+	my $s = send_req("GET /cgi-bin/loop.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+	my $pg = pid_of('loop.sh');
+	my $buf = '';
+	my $sel = IO::Select->new($s);
+	while (length $buf < 300 && $sel->can_read(3)) {
+		sysread($s, $buf, 4096, length $buf) or last;
+	}
+	like($buf, qr/^HTTP\/1\.1 200 .*tick tick/s, 'a looping program streams its output');
+	ok(pgrp_members($pg) > 0, '... and is running');
+	close $s;
+	my $t1 = time;
+	ok(gone($pg, 2 * $slow), sprintf('client closed mid-response: the program is gone (%.2f s)', time - $t1));
+	ok(wait_for(sub { zombies($tm->pid) == 0 }, 2), '... reaped, no zombie');
+}
+{
+	# hung up before the program wrote a byte
+	unlink "$run/sleep.sh.pid";
+	my $s = send_req("GET /cgi-bin/sleep.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+	my $pg = pid_of('sleep.sh');
+	close $s;
+	my $t1 = time;
+	ok(gone($pg, 2 * $slow), sprintf('client closed before any output: the program is gone (%.2f s)',
+		time - $t1));
+	is(scalar(ps_sleepers($pg)), 0, '... no `sleep 1000` left');
+}
+{
+	# hung up in the middle of its request body
+	unlink "$run/wait-body.sh.pid";
+	my $s = send_req("POST /cgi-bin/wait-body.sh HTTP/1.1\r\nHost: x\r\nContent-Length: 50000\r\n\r\n"
+		. ('b' x 1000));
+	my $pg = pid_of('wait-body.sh');
+	close $s;
+	ok(gone($pg, 2 * $slow), 'client closed in the middle of its body: the program is gone');
+}
+
+# --- CGI_MAX=2: the third at once gets 503 and Retry-After ----------------------
+unlink glob "$run/*.pid";
+# the programs killed above have been reaped and their slots given back
+ok(wait_for(sub { !children($tm->pid) }, 3 * $slow), 'CGI_MAX=2: nothing running to begin with');
+sleep 0.2;
+my @slow = map { send_req("GET /cgi-bin/slow.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") } 1 .. 2;
+ok(wait_for(sub { my @p = grep { $_->[2] =~ /slow\.sh/ } children($tm->pid); @p >= 2 }, 3 * $slow),
+	'CGI_MAX=2: two slow programs running');
+$r = exchange(head => "GET /cgi-bin/slow.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeout => 5);
+is($r->{status}, 503, 'CGI_MAX=2: a third at the same time: 503');
+like($r->{headers}{'retry-after'} // '', qr/^\d+$/, '... with Retry-After');
+ok($r->{done_at} < 1, sprintf('... at once (%.2f s)', $r->{done_at}));
+my @ok = map { exchange(sock => $_, head => '', timeout => 10 * $slow) } @slow;
+is(join(',', map { $_->{status} } @ok), '200,200', 'CGI_MAX=2: the two running ones answer 200');
+# a slot is free once its program is reaped, a moment after its reply
+# is complete: allow that moment
+{
+	my $st = 0;
+	my $until = time + 2 * $slow;
+	while (time < $until) {
+		$st = exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")->{status};
+		last if $st == 200;
+		sleep 0.05;
+	}
+	is($st, 200, 'CGI_MAX=2: once they are done, the next one runs');
+}
+# a hung-up client frees its slot too
+{
+	my @s = map { send_req("GET /cgi-bin/sleep.sh HTTP/1.1\r\nHost: x\r\n\r\n") } 1 .. 2;
+	wait_for(sub { my @p = children($tm->pid); @p >= 2 }, 3 * $slow);
+	close $_ for @s;
+	ok(wait_for(sub { exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n")->{status} == 200 }, 3 * $slow),
+		'CGI_MAX=2: slots of killed programs are given back');
+}
+ok(wait_for(sub { !children($tm->pid) }, 3 * $slow), 'CGI_MAX=2: no child left');
+
+$t->done_testing();
