@@ -2,7 +2,11 @@
 #
 #   make                    build src/mrhttpd from mrhttpd.conf
 #   make run                build and serve www/htdocs on http://127.0.0.1:8080/
-#   make check              every test, then again under ASan/UBSan
+#   make check              every test: check-native, check-sanitize (ASan/UBSan),
+#                           matrix, check-cross (MIPS under qemu); each runs alone
+#   make SIZE=1             the size profile for flash-starved targets (doc/SIZE.md)
+#   make matrix             every feature switch off and on, -Werror
+#   make size               the size and memory budgets (doc/SIZE.md)
 #   make install            binary to BIN_DIR, error pages, rc.httpd, man page
 #   make BUILD=dir CONF=f   build dir/mrhttpd from another configuration
 #
@@ -14,6 +18,18 @@ ifeq ($(origin CC),default)
 CC = $(CROSS_COMPILE)gcc
 endif
 STRIP ?= $(CROSS_COMPILE)strip
+# SIZE=1: -Os; unused functions and data dropped; no unwind tables (C code
+# that never unwinds needs none); code and headers in one segment, which
+# saves the page of padding -z separate-code costs; no build-id; calls
+# through a GOT bound at start-up (-fno-plt -z now, full RELRO).  The
+# default stays -O2 for speed: see doc/SIZE.md.
+ifeq ($(SIZE),1)
+CFLAGS ?= -Os
+SIZE_CFLAGS = -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables -fno-ident -fno-plt
+SIZE_LDFLAGS = -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,--build-id=none \
+	-Wl,-z,now
+endif
 CFLAGS ?= -O2
 PREFIX ?= /usr/local
 MANDIR ?= $(PREFIX)/share/man
@@ -28,9 +44,11 @@ ifeq ($(SANITIZE),1)
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -g
 endif
-FINAL_CFLAGS = -std=gnu99 $(WARN) $(CFLAGS) $(SAN) -pthread
-FINAL_CPPFLAGS = -D_GNU_SOURCE -I$(BUILD) -Isrc $(CPPFLAGS)
-FINAL_LDFLAGS = $(LDFLAGS) $(SAN) -pthread
+FINAL_CFLAGS = -std=gnu99 $(WARN) $(SIZE_CFLAGS) $(CFLAGS) $(SAN) -pthread
+# 64-bit off_t on 32-bit glibc targets too (arm, mips): else files over
+# 2 GiB cannot be opened and large Range values wrap
+FINAL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I$(BUILD) -Isrc $(CPPFLAGS)
+FINAL_LDFLAGS = $(SIZE_LDFLAGS) $(LDFLAGS) $(SAN) -pthread
 
 ifndef V
 Q_CC = @printf '  CC      %s\n' $@;
@@ -62,7 +80,7 @@ all: $(BUILD)/mrhttpd
 $(BUILD)/config.h $(BUILD)/config.mk: $(CONF) configure
 	$(Q_GEN)./configure -o $(BUILD) $(CONF) >/dev/null
 
-$(BUILD)/%.o: src/%.c $(HEADERS)
+$(BUILD)/%.o: src/%.c $(HEADERS) Makefile
 	$(Q_CC)$(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS) -c -o $@ $<
 
 $(BUILD)/mrhttpd: $(OBJS)
@@ -86,21 +104,62 @@ run: $(RUN_DIR)/run.conf
 	$(RUN_DIR)/mrhttpd -f
 
 # --- tests -----------------------------------------------------------------------
+# make check runs these in order, then fails if any of them failed:
+#   check-native    the suite (unit and integration) as built
+#   check-sanitize  the suite again under -fsanitize=address,undefined
+#   matrix          every feature switch off and on, -Werror
+#   check-cross     the suite on CROSS_TARGETS under qemu-user (skips with
+#                   a message when a compiler or qemu cannot be had)
+# With another toolchain it runs the suite once, built and run that way:
+#   make check CC=musl-gcc LDFLAGS=-static
+#   make check CROSS_COMPILE=mips-linux-gnu- [RUN_WRAPPER=qemu-mips-static]
+# A cross suite defaults to LDFLAGS=-static and RUN_WRAPPER=qemu-ARCH-static.
 PROVE = prove -I tests/lib
-check: all
+CROSS_TARGETS = mipsel-linux-gnu mips-linux-gnu
+OTHER_TOOLCHAIN = $(CROSS_COMPILE)$(RUN_WRAPPER)$(filter -static,$(LDFLAGS))$(filter-out gcc cc clang,$(notdir $(CC)))
+ifeq ($(OTHER_TOOLCHAIN),)
+CHECK_STEPS = check-native check-sanitize matrix check-cross
+else
+CHECK_STEPS = check-native
+endif
+ifneq ($(CROSS_COMPILE),)
+CHECK_ENV = $(if $(strip $(LDFLAGS)),,LDFLAGS=-static) \
+	$(if $(RUN_WRAPPER),,RUN_WRAPPER=qemu-$(firstword $(subst -, ,$(CROSS_COMPILE)))-static)
+endif
+
+check:
+	@failed=; for t in $(CHECK_STEPS); do \
+	  echo "=== make $$t ==="; \
+	  $(MAKE) --no-print-directory $$t || failed="$$failed $$t"; done; \
+	if [ -n "$$failed" ]; then echo "=== make check FAILED:$$failed"; exit 1; fi; \
+	echo "=== make check passed: $(CHECK_STEPS)"
+
+check-deps:
 	@sh tests/install-deps.sh
-	$(PROVE) tests/t/
-	@echo "--- again under -fsanitize=address,undefined ---"
+
+check-native: check-deps $(if $(OTHER_TOOLCHAIN),,all)
+	$(CHECK_ENV) $(PROVE) tests/t/
+
+check-sanitize: check-deps
 	MRHTTPD_SANITIZE=1 $(PROVE) tests/t/
+
+check-cross: check-deps
+	@sh tests/cross.sh $(CROSS_TARGETS)
 
 test: check
 
-# --- sizes ------------------------------------------------------------------------
-size: all
-	@cp $(BUILD)/mrhttpd $(BUILD)/mrhttpd.stripped && $(STRIP) $(BUILD)/mrhttpd.stripped
-	@printf 'mrhttpd stripped: %s bytes (%s)\n' \
-	  "$$(wc -c < $(BUILD)/mrhttpd.stripped)" "$(CONF)"
-	@rm -f $(BUILD)/mrhttpd.stripped
+# --- embedded builds, sizes, benchmarks (the logic lives in extra/) -----------------
+# make matrix: every feature switch off and on, -Werror, one line per build
+matrix:
+	@sh extra/matrix.sh
+
+# make size: the size and memory budgets of doc/SIZE.md
+size:
+	@sh extra/size.sh
+
+# make bench: mrhttpd side by side with nginx and lighttpd (doc/PERFORMANCE.md)
+bench:
+	@sh extra/bench.sh
 
 # --- install ----------------------------------------------------------------------
 install: all
@@ -124,4 +183,5 @@ clean:
 	rm -f src/*.o src/mrhttpd src/config.h src/config.mk
 	rm -rf build tests/build
 
-.PHONY: all run check test size install uninstall clean
+.PHONY: all run check check-deps check-native check-sanitize check-cross test \
+	matrix size bench install uninstall clean

@@ -1,16 +1,22 @@
 #!/bin/sh
 # install-deps.sh - install the Debian packages the test suite uses.
 #
-# Usage: tests/install-deps.sh [PACKAGE...]
+# Usage: tests/install-deps.sh [--cross | PACKAGE...]
 #
-# Checks PACKAGES (or the packages named as arguments) with dpkg-query and,
-# when run as root on a system with apt-get, installs the missing ones.
-# Otherwise it only lists them.  It always exits 0: a package that is missing
-# or cannot be installed is a warning, and the tests that need its tool skip
-# themselves with a reason.  MRHTTPD_NO_INSTALL=1 lists without installing.
+# Checks PACKAGES (or CROSS_PACKAGES with --cross, or the packages named as
+# arguments) with dpkg-query and, when run as root on a system with
+# apt-get, installs the missing ones.  Otherwise it only lists them.  It
+# always exits 0: a package that is missing or cannot be installed is a
+# warning, and the tests that need its tool skip themselves with a reason.
+# MRHTTPD_NO_INSTALL=1 lists without installing.
 
 # Tools the tests run; keep them in this one list.
-PACKAGES="curl apache2-utils wrk file busybox-static dash musl-tools procps psmisc iproute2"
+PACKAGES="curl apache2-utils wrk file busybox-static dash musl-tools procps psmisc iproute2
+wget php-cgi libxml2-utils jq python3-venv chromium util-linux"
+# What `make check-cross` (tests/cross.sh) needs: Debian's cross compilers
+# and qemu-user, to build the suite's binaries and run them.
+CROSS_PACKAGES="gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu gcc-mipsel-linux-gnu
+gcc-mips-linux-gnu qemu-user-static"
 
 # How long one apt-get run may take before we give up on it, in seconds.
 APT_TIMEOUT=600
@@ -65,7 +71,9 @@ aptget()
 	DEBIAN_FRONTEND=noninteractive "$@"
 }
 
-if [ $# -gt 0 ]; then
+if [ "${1-}" = --cross ]; then
+	PACKAGES=$CROSS_PACKAGES
+elif [ $# -gt 0 ]; then
 	PACKAGES="$*"
 fi
 

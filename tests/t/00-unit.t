@@ -3,14 +3,17 @@
 # they test) and passes its TAP through as a subtest.  Each binary must also
 # exit 0 and, under MRHTTPD_SANITIZE=1, leave stderr empty.
 #
-# Knobs: CC, CROSS_COMPILE (builds with ${CROSS_COMPILE}gcc), RUN_WRAPPER
-# (runs each binary under it), MRHTTPD_SANITIZE=1 (builds into
-# tests/build/unit-san/ with -fsanitize=address,undefined).
+# Knobs: CC (default ${CROSS_COMPILE}gcc, as in the Makefile), CFLAGS,
+# CPPFLAGS, LDFLAGS (e.g. -static for qemu-user), RUN_WRAPPER (runs each
+# binary under it), MRHTTPD_SANITIZE=1 (builds into tests/build/unit-san/
+# with -fsanitize=address,undefined).  Another toolchain builds into a
+# directory of its own, tests/build/unit-<hash>/.
 
 use strict;
 use warnings;
 
 use Cwd qw(abs_path);
+use Digest::MD5 qw(md5_hex);
 use File::Basename qw(basename dirname);
 use File::Path qw(make_path);
 use POSIX qw(WIFEXITED WEXITSTATUS WIFSIGNALED WTERMSIG);
@@ -22,12 +25,18 @@ chdir $root or die "chdir $root: $!";
 my $sanitize = $ENV{MRHTTPD_SANITIZE} ? 1 : 0;
 my $cfg = 'tests/build/unit/cfg';
 my $out = $sanitize ? 'tests/build/unit-san' : 'tests/build/unit';
-my @cc = $ENV{CROSS_COMPILE} ? ("$ENV{CROSS_COMPILE}gcc")
-	: split(' ', $ENV{CC} || 'cc');
-my @cflags = (qw(-std=gnu99 -Wall -Wextra -D_GNU_SOURCE -pthread),
-	"-I$cfg", '-Isrc');
+my %tc = map { $_ => $ENV{$_} // '' }
+	qw(CROSS_COMPILE CC CFLAGS CPPFLAGS LDFLAGS);
+$out .= '-' . substr(md5_hex(join("\0", map { "$_=$tc{$_}" } sort keys %tc)), 0, 8)
+	if grep { length } values %tc;
+my @cc = split(' ', $tc{CC} || "$tc{CROSS_COMPILE}gcc");
+# as the Makefile: 64-bit off_t on 32-bit glibc targets too
+my @cflags = (qw(-std=gnu99 -Wall -Wextra -pthread),
+	qw(-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64),
+	split(' ', "$tc{CFLAGS} $tc{CPPFLAGS}"), "-I$cfg", '-Isrc');
 push @cflags, qw(-fsanitize=address,undefined -fno-sanitize-recover=all -g)
 	if $sanitize;
+push @cflags, split(' ', $tc{LDFLAGS});
 my @wrapper = $ENV{RUN_WRAPPER} ? split(' ', $ENV{RUN_WRAPPER}) : ();
 my $timeout = 300;
 

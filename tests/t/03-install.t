@@ -32,7 +32,9 @@ my $rcfile = do { local (@ARGV, $/) = "$tmp/dest/etc/init.d/rc.httpd"; <> } // '
 like($rcfile, qr{/opt/mr/sbin/mrhttpd}, 'rc.httpd runs the installed binary');
 like($rcfile, qr{/run/mr-test\.pid}, 'rc.httpd knows PID_FILE');
 unlike($rcfile, qr/\@[A-Z_]+\@/, 'no placeholder left in rc.httpd');
-($rc, $out) = run_cmd("$tmp/dest/opt/mr/sbin/mrhttpd", '-V');
+# a cross build (CROSS_COMPILE from the environment) runs under RUN_WRAPPER
+($rc, $out) = run_cmd(split(' ', $ENV{RUN_WRAPPER} // ''),
+	"$tmp/dest/opt/mr/sbin/mrhttpd", '-V');
 like($out, qr/^mrhttpd \S+$/m, 'the installed binary runs');
 
 ($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf", 'clean');

@@ -234,7 +234,8 @@ my $bin = $t->binary;
 	my $hold = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0,
 		Proto => 'tcp', Listen => 5) or die "listen: $@";
 	my $busy = $hold->sockport;
-	fails($bin, qr/^mrhttpd: bind to 127\.0\.0\.1 port $busy: Address already in use$/,
+	# glibc says "Address already in use", musl "Address in use"
+	fails($bin, qr/^mrhttpd: bind to 127\.0\.0\.1 port $busy: Address (?:already )?in use$/,
 		'port in use', '-p', $busy);
 }
 my $port = MrhttpdTest::_free_port('127.0.0.1');

@@ -1,0 +1,155 @@
+#!/usr/bin/perl
+# memusage.pl - memory of a running mrhttpd: idle, and per open keep-alive
+# connection.
+#
+# usage: extra/memusage.pl [-n CONNECTIONS] [-s BYTES] [-q] BINARY
+#
+# Starts BINARY in the foreground on a free port of 127.0.0.1 with a
+# temporary document root, and reads VmRSS and VmHWM from /proc/PID/status:
+#   1. idle, half a second after it started listening;
+#   2. after CONNECTIONS (default 1000) clients have each connected, made one
+#      request for a file of BYTES (default 100), read the whole reply, and
+#      stayed connected (keep-alive).
+# The difference divided by CONNECTIONS is the memory one idle keep-alive
+# connection costs: the thread's stack pages and whatever else it touched.
+# The kernel's socket buffers are not part of any RSS.
+#
+# The server must allow CONNECTIONS at once (MAX_CONNECTIONS) and keep a
+# connection open longer than this takes (KEEPALIVE_TIMEOUT, 15 s by
+# default; a thousand requests take well under a second).
+#
+# -q prints key=value lines for scripts (extra/size.sh) instead of a table.
+# The numbers are the kernel's, in KiB, as /proc/PID/status gives them.
+
+use strict;
+use warnings;
+
+use File::Temp qw(tempdir);
+use Getopt::Std;
+use IO::Socket::IP;
+use POSIX qw(WNOHANG);
+use Time::HiRes qw(time sleep);
+
+my @args = @ARGV;	# for the re-exec below
+my %opt;
+getopts('n:qs:', \%opt) && @ARGV == 1
+	or die "usage: $0 [-n CONNECTIONS] [-s BYTES] [-q] BINARY\n";
+my $bin = $ARGV[0];
+my $n = $opt{n} // 1000;
+my $bytes = $opt{s} // 100;
+-x $bin or die "$0: $bin is not an executable\n";
+
+# Clients and server need a descriptor per connection, the server maybe
+# more (it keeps files open): raise the soft limit to the hard one, through
+# the shell (Perl has no setrlimit of its own), once.
+if (!$ENV{MEMUSAGE_REEXEC}) {
+	$ENV{MEMUSAGE_REEXEC} = 1;
+	{ exec('sh', '-c', 'ulimit -Sn "$(ulimit -Hn)"; exec "$@"', 'sh',
+		$^X, $0, @args); }
+	die "exec sh: $!\n";
+}
+chomp(my $nofile = `sh -c 'ulimit -n'`);
+warn "$0: descriptor limit $nofile is low for $n connections\n"
+	if $nofile ne 'unlimited' && $nofile < 2 * $n + 64;
+
+my $dir = tempdir('mrhttpd-mem-XXXXXXXX', TMPDIR => 1, CLEANUP => 1);
+mkdir "$dir/htdocs" or die "mkdir: $!\n";
+open my $fh, '>', "$dir/htdocs/a.txt" or die "write: $!\n";
+print $fh "x" x $bytes;
+close $fh;
+
+# A free port: bind port 0, note it, let it go.
+my $probe = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0,
+	Listen => 1) or die "socket: $@\n";
+my $port = $probe->sockport;
+close $probe;
+
+my $pid = fork() // die "fork: $!\n";
+if ($pid == 0) {
+	open STDIN, '<', '/dev/null';
+	open STDOUT, '>', "$dir/stdout.log";
+	open STDERR, '>', "$dir/stderr.log";
+	{ exec $bin, '-f', '-p', $port, '-a', '127.0.0.1', '-r', "$dir/htdocs"; }
+	POSIX::_exit(127);
+}
+END { if ($pid) { kill 'KILL', $pid; waitpid($pid, 0) } }
+
+# Wait until it listens, without connecting: a probe connection would be
+# served, and wake workers that an idle server does not have.
+my $deadline = time + 10;
+until (listening($port)) {
+	if (waitpid($pid, WNOHANG) == $pid || time > $deadline) {
+		$pid = 0;
+		die "$0: $bin did not start:\n" . `cat $dir/stderr.log`;
+	}
+	sleep 0.02;
+}
+sleep 0.5;
+my %idle = status($pid);
+
+my @conns;
+my $req = "GET /a.txt HTTP/1.1\r\nHost: localhost\r\n\r\n";
+for my $i (1 .. $n) {
+	my $s = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port,
+		Timeout => 5) or die "$0: connection $i: $@\n";
+	syswrite($s, $req) == length $req or die "$0: send $i: $!\n";
+	my $buf = '';
+	while (($buf =~ /\r\n\r\n/g ? length($buf) - pos($buf) : -1) < $bytes) {
+		my $r = sysread($s, $buf, 4096, length $buf);
+		die "$0: connection $i closed or failed\n" unless $r;
+	}
+	$buf =~ /^HTTP\/1\.1 200 /
+		or die "$0: connection $i: unexpected reply: "
+		. substr($buf, 0, 40) . "\n";
+	push @conns, $s;
+}
+sleep 0.5;
+my %busy = status($pid);
+my $alive = grep { defined $_->connected } @conns;
+close $_ for @conns;
+
+kill 'TERM', $pid;
+waitpid($pid, 0);
+$pid = 0;
+
+my $per = ($busy{VmRSS} - $idle{VmRSS}) / $n;
+if ($opt{q}) {
+	print "idle_rss_kb=$idle{VmRSS}\nidle_hwm_kb=$idle{VmHWM}\n",
+		"conns=$n\nfile_bytes=$bytes\nbusy_rss_kb=$busy{VmRSS}\nbusy_hwm_kb=$busy{VmHWM}\n",
+		"threads=$busy{Threads}\n",
+		sprintf("per_conn_kb=%.2f\n", $per);
+} else {
+	printf "%-28s %8s %8s %8s\n", '', 'VmRSS', 'VmHWM', 'threads';
+	printf "%-28s %5d kB %5d kB %8d\n", 'idle after start-up',
+		@idle{qw(VmRSS VmHWM Threads)};
+	printf "%-28s %5d kB %5d kB %8d\n", "$n keep-alive, $bytes-byte GET",
+		@busy{qw(VmRSS VmHWM Threads)};
+	printf "%-28s %8.2f kB\n", 'per connection (VmRSS)', $per;
+}
+warn "$0: only $alive of $n connections were still open at the end\n"
+	if $alive < $n;
+
+# True when a TCP socket listens on port (state 0A in /proc/net/tcp{,6}).
+sub listening {
+	my ($p) = @_;
+	my $hex = sprintf ':%04X', $p;
+	for my $f ('/proc/net/tcp', '/proc/net/tcp6') {
+		open my $fh, '<', $f or next;
+		while (<$fh>) {
+			my @c = split;
+			return 1 if @c > 3 && $c[1] =~ /\Q$hex\E$/ && $c[3] eq '0A';
+		}
+	}
+	return 0;
+}
+
+# VmRSS, VmHWM (kB) and Threads of a process.
+sub status {
+	my ($p) = @_;
+	open my $st, '<', "/proc/$p/status" or die "/proc/$p/status: $!\n";
+	my %v;
+	while (<$st>) {
+		$v{$1} = $2 if /^(VmRSS|VmHWM|Threads):\s+(\d+)/;
+	}
+	return %v;
+}

@@ -1,0 +1,124 @@
+#!/bin/sh
+# size.sh - the size and memory budgets of doc/SIZE.md (make size).
+#
+# usage: extra/size.sh [-v]
+#   -v  also show where the bytes go: the largest sections and symbols
+#
+# Builds, in build/size/, with the size profile (make SIZE=1):
+#   minimal  a configuration of only PUBLIC_DIR (LOG_LEVEL 0, nothing
+#            optional), dynamically linked against glibc (gcc)
+#   musl     the shipped mrhttpd.conf, static with musl (musl-gcc -static)
+# and, for comparison, the same two with the default flags (-O2).  Then it
+# runs extra/memusage.pl on the musl binary for idle RSS and RSS per idle
+# keep-alive connection.  Prints one line per figure against its budget.
+# Exits 0 even when a budget is exceeded (it reports); SIZE_STRICT=1
+# makes that an exit status of 1.  Sizes are bytes of the stripped file;
+# RSS is kB as /proc/PID/status counts it.
+
+cd "$(dirname "$0")/.." || exit 1
+verbose=0
+[ "${1-}" = -v ] && verbose=1
+OUT=build/size
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+# the builds here choose their own toolchain and flags
+unset CC CFLAGS CPPFLAGS LDFLAGS CROSS_COMPILE SIZE STRIP
+mkdir -p "$OUT" || exit 1
+
+# Budgets: the seed's 15-20 KB claim; upstream 2.8's musl build (64,152
+# bytes: ours must be smaller); 100 kB idle; 8 kB per connection.
+BUDGET_MIN=20480
+BUDGET_MUSL=64152
+BUDGET_IDLE=100
+BUDGET_CONN=8
+over=0
+
+printf 'PUBLIC_DIR=/var/www/htdocs\n' > "$OUT/minimal.conf.new"
+cmp -s "$OUT/minimal.conf.new" "$OUT/minimal.conf" ||
+	cp "$OUT/minimal.conf.new" "$OUT/minimal.conf"
+rm -f "$OUT/minimal.conf.new"
+
+# build NAME CONF MAKE-ARGS...: builds $OUT/NAME/mrhttpd and its stripped
+# copy $OUT/NAME/mrhttpd.stripped; prints the make output on failure.
+build() {
+	name=$1 conf=$2
+	shift 2
+	mkdir -p "$OUT/$name"
+	if ! make -s -j2 BUILD="$OUT/$name" CONF="$conf" "$@" \
+	    > "$OUT/$name/build.log" 2>&1; then
+		echo "size: build $name failed: make $*" >&2
+		cat "$OUT/$name/build.log" >&2
+		return 1
+	fi
+	strip -o "$OUT/$name/mrhttpd.stripped" "$OUT/$name/mrhttpd"
+}
+
+bytes() { wc -c < "$1" | tr -d ' '; }
+
+# line LABEL VALUE BUDGET UNIT: one report line; counts a miss.
+line() {
+	if [ "$(echo "$2 $3" | awk '{ print ($1 <= $2) }')" = 1 ]; then
+		verdict=ok
+	else
+		verdict="OVER by $(echo "$2 $3" | awk '{ printf "%.6g", $1 - $2 }')"
+		over=$((over + 1))
+	fi
+	printf '%-58s %9s %-5s budget %6s  %s\n' "$1" "$2" "$4" "$3" "$verdict"
+}
+
+where() { # where BINARY: the largest sections and symbols
+	[ $verbose = 1 ] || return 0
+	echo "    largest sections (bytes; .bss and .tbss take no file space):"
+	size -A "$1.stripped" | awk 'NR > 2 && $2 > 0 && $1 != "Total" {
+	    print $2, $1 }' | sort -rn | head -n 8 |
+	    awk '{ printf "      %7d  %s\n", $1, $2 }'
+	echo "    largest symbols:"
+	nm -S --size-sort "$1" 2>/dev/null | tail -n 12 |
+	    while read -r _ s t n; do
+		printf '      %7d  %s %s\n' "$(printf '%d' "0x$s")" "$t" "$n"
+	    done | sort -rn
+}
+
+have_musl=1
+command -v musl-gcc >/dev/null 2>&1 || have_musl=0
+
+build minimal "$OUT/minimal.conf" SIZE=1 || exit 1
+build minimal-O2 "$OUT/minimal.conf" || exit 1
+if [ $have_musl = 1 ]; then
+	build musl mrhttpd.conf SIZE=1 CC=musl-gcc LDFLAGS=-static || exit 1
+	build musl-O2 mrhttpd.conf CC=musl-gcc LDFLAGS=-static || exit 1
+fi
+
+echo "mrhttpd $(sed -n 's/^VERSION=//p' configure), $(git describe --always --dirty 2>/dev/null || echo '?'), $(uname -m)"
+line "(a) minimal, glibc dynamic, stripped (make SIZE=1)" \
+    "$(bytes "$OUT/minimal/mrhttpd.stripped")" $BUDGET_MIN bytes
+where "$OUT/minimal/mrhttpd"
+printf '    same with the default flags (-O2): %s bytes\n' \
+    "$(bytes "$OUT/minimal-O2/mrhttpd.stripped")"
+if [ $have_musl = 0 ]; then
+	echo "size: no musl-gcc (apt-get install musl-tools): (b)-(d) not measured"
+else
+	line "(b) mrhttpd.conf, musl static, stripped (make SIZE=1)" \
+	    "$(bytes "$OUT/musl/mrhttpd.stripped")" $BUDGET_MUSL bytes
+	where "$OUT/musl/mrhttpd"
+	printf '    same with the default flags (-O2): %s bytes\n' \
+	    "$(bytes "$OUT/musl-O2/mrhttpd.stripped")"
+	if mem=$(perl extra/memusage.pl -q "$OUT/musl/mrhttpd.stripped"); then
+		get() { echo "$mem" | sed -n "s/^$1=//p"; }
+		line "(c) idle RSS after start-up, musl static (VmRSS)" \
+		    "$(get idle_rss_kb)" $BUDGET_IDLE kB
+		line "(d) RSS per idle keep-alive connection, of $(get conns)" \
+		    "$(get per_conn_kb)" $BUDGET_CONN kB
+		printf '    VmRSS %s kB, VmHWM %s kB, %s threads with %s connections\n' \
+		    "$(get busy_rss_kb)" "$(get busy_hwm_kb)" "$(get threads)" \
+		    "$(get conns)"
+	else
+		echo "size: extra/memusage.pl failed" >&2
+		over=$((over + 1))
+	fi
+fi
+
+if [ $over -gt 0 ]; then
+	echo "size: $over figure(s) over budget (see doc/SIZE.md)"
+	[ "${SIZE_STRICT:-0}" = 0 ] || exit 1
+fi
+exit 0
