@@ -11,7 +11,6 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,50 +26,65 @@ struct settings settings = {
 	.set_public_fd = -1,
 };
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die(const char *fmt, ...)
+/* Writes one line to stderr, in one write(2). */
+static void
+say(const char *line)
 {
-	char line[512];
-	va_list ap;
-	int n;
+	(void)!write(STDERR_FILENO, line, strlen(line));
+}
 
-	/* one write, so the line cannot mix with another process's output */
-	n = snprintf(line, sizeof(line), "mrhttpd: ");
-	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+/*
+ * Prints "mrhttpd: " and the NULL-terminated strings as one line and
+ * exits 1.  No printf: the start-up path is all that would need it.
+ */
+static void __attribute__((noreturn, sentinel))
+die(const char *first, ...)
+{
+	char line[640];
+	const char *s;
+	va_list ap;
+	size_t n;
+
+	n = concat(line, sizeof(line) - 1, "mrhttpd: ", first, NULL);
+	va_start(ap, first);
+	while ((s = va_arg(ap, const char *)) != NULL)
+		n += concat(line + n, sizeof(line) - 1 - n, s, NULL);
 	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	(void)!write(STDERR_FILENO, line, (size_t)n);
+	(void)!write(STDERR_FILENO, line, n);
 	exit(1);
 }
 
 static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "usage: mrhttpd [-fV] [-a address] [-p port] [-r public_dir]\n");
+	say("usage: mrhttpd [-fV] [-a address] [-p port] [-r public_dir]\n");
 	exit(2);
 }
 
 static void
 version(void)
 {
-#define FEATURE_LINE(name, on) printf("%s: %s\n", name, (on) ? "yes" : "no");
-	printf("mrhttpd %s\n", MRHTTPD_VERSION);
+	char out[1024], *p = out;
+
+#define FEATURE_LINE(name, on) \
+	p = put(p, name, strlen(name)); \
+	p = (on) ? PUTS(p, ": yes\n") : PUTS(p, ": no\n");
+	p = PUTS(p, "mrhttpd " MRHTTPD_VERSION "\n");
 	FEATURE_LIST(FEATURE_LINE)
+	(void)!write(STDOUT_FILENO, out, (size_t)(p - out));
 }
 
 static int
 parse_port(const char *s)
 {
-	char *end;
-	long v;
+	long v = 0;
+	const char *d;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || *s == '\0' || *end != '\0' || v < 1 || v > 65535)
-		die("-p %s: not a port number (1-65535)", s);
+	for (d = s; *d >= '0' && *d <= '9' && v <= 65535; d++)
+		v = v * 10 + (*d - '0');
+	if (d == s || *d != '\0' || v < 1 || v > 65535)
+		die("-p ", s, ": not a port number (1-65535)", NULL);
 	return (int)v;
 }
 
@@ -86,9 +100,9 @@ detach(void)
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) == -1)
-		die("pipe: %s", strerror(errno));
+		die("pipe: ", strerror(errno), NULL);
 	if ((pid = fork()) == -1)
-		die("fork: %s", strerror(errno));
+		die("fork: ", strerror(errno), NULL);
 	if (pid > 0) {
 		close(p[1]);
 		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
@@ -96,7 +110,7 @@ detach(void)
 	close(p[0]);
 	setsid();
 	if (chdir("/") == -1)	/* keep no file system busy */
-		die("chdir /: %s", strerror(errno));
+		die("chdir /: ", strerror(errno), NULL);
 	return p[1];
 }
 
@@ -128,13 +142,13 @@ write_pid_file(void)
 	fd = open(CONFIG_PID_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
 	    O_NOFOLLOW, 0644);
 	if (fd == -1)
-		die("cannot write pid file %s: %s", CONFIG_PID_FILE,
-		    strerror(errno));
+		die("cannot write pid file " CONFIG_PID_FILE ": ",
+		    strerror(errno), NULL);
 	p = fmt_uint(buf, (unsigned long long)getpid());
 	*p++ = '\n';
 	if (write(fd, buf, (size_t)(p - buf)) != p - buf)
-		die("cannot write pid file %s: %s", CONFIG_PID_FILE,
-		    strerror(errno));
+		die("cannot write pid file " CONFIG_PID_FILE ": ",
+		    strerror(errno), NULL);
 	close(fd);
 }
 
@@ -161,7 +175,7 @@ main(int argc, char *argv[])
 			break;
 		case 'r':
 			if (optarg[0] != '/')
-				die("-r %s: must be an absolute path", optarg);
+				die("-r ", optarg, ": must be an absolute path", NULL);
 			settings.set_public = optarg;
 			break;
 		case 'V':
@@ -201,7 +215,7 @@ main(int argc, char *argv[])
 	 * taken (so no socket ends up as stdout), and a detached server points
 	 * its standard descriptors there once it serves */
 	if ((nullfd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
-		die("/dev/null: %s", strerror(errno));
+		die("/dev/null: ", strerror(errno), NULL);
 	while (fcntl(0, F_GETFD) == -1 || fcntl(1, F_GETFD) == -1 ||
 	    fcntl(2, F_GETFD) == -1)
 		if (dup(nullfd) == -1)
@@ -217,30 +231,30 @@ main(int argc, char *argv[])
 		    CONFIG_AUTH_HEADER;
 		if (*settings.set_auth == '\0' && !ENABLE_AUTH_FILE)
 			die("AUTH_HEADER is set neither in mrhttpd.conf nor in "
-			    "the environment");
+			    "the environment", NULL);
 		settings.set_auth_len = strlen(settings.set_auth);
 	}
 	/* read as root and before the jail, at its path inside it */
 	if (ENABLE_AUTH_FILE && auth_load(CONFIG_SERVER_ROOT) == -1)
-		die("AUTH_FILE %s%s: %s", CONFIG_SERVER_ROOT, CONFIG_AUTH_FILE,
-		    strerror(errno));
+		die("AUTH_FILE " CONFIG_SERVER_ROOT CONFIG_AUTH_FILE ": ",
+		    strerror(errno), NULL);
 
 	/* user: looked up before the jail, which may have no /etc/passwd */
 	if (ENABLE_SETUID && (pw = getpwnam(CONFIG_SYSTEM_USER)) == NULL)
-		die("unknown user %s", CONFIG_SYSTEM_USER);
+		die("unknown user " CONFIG_SYSTEM_USER, NULL);
 	if (!ENABLE_SETUID && geteuid() == 0)
-		fprintf(stderr, "mrhttpd: warning: running as root "
+		say("mrhttpd: warning: running as root "
 		    "(set SYSTEM_USER to drop privileges)\n");
 
 	/* log: opened as root and before the jail, at its path inside it */
 	if (log_open(CONFIG_SERVER_ROOT) == -1)
-		die("cannot open log file %s%s: %s", CONFIG_SERVER_ROOT,
-		    CONFIG_LOG_FILE, strerror(errno));
+		die("cannot open log file " CONFIG_SERVER_ROOT CONFIG_LOG_FILE
+		    ": ", strerror(errno), NULL);
 
 	/* socket: bound before dropping root, so ports below 1024 work */
 	if (server_listen(settings.set_addr, settings.set_port, err,
 	    sizeof(err)) == -1)
-		die("%s", err);
+		die(err, NULL);
 
 	/* detach, unless told to stay; the parent waits for "ready" */
 	if (ENABLE_DETACH && !settings.set_foreground)
@@ -251,24 +265,26 @@ main(int argc, char *argv[])
 	/* security: jail, then user */
 	if (ENABLE_CHROOT) {
 		if (chroot(CONFIG_SERVER_ROOT) == -1)
-			die("chroot %s: %s", CONFIG_SERVER_ROOT, strerror(errno));
+			die("chroot " CONFIG_SERVER_ROOT ": ", strerror(errno), NULL);
 		if (chdir("/") == -1)
-			die("chdir /: %s", strerror(errno));
+			die("chdir /: ", strerror(errno), NULL);
 	}
 	settings.set_public_fd = open(settings.set_public,
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (settings.set_public_fd == -1)
-		die("PUBLIC_DIR %s: %s", settings.set_public, strerror(errno));
+		die("PUBLIC_DIR ", settings.set_public, ": ", strerror(errno),
+		    NULL);
 	if (ENABLE_CGI && (settings.set_cgi_fd = open(CONFIG_CGI_DIR,
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		die("CGI_DIR %s: %s", CONFIG_CGI_DIR, strerror(errno));
+		die("CGI_DIR " CONFIG_CGI_DIR ": ", strerror(errno), NULL);
 	if (ENABLE_SETUID) {
 		if (setgroups(1, &pw->pw_gid) == -1 ||
 		    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1)
-			die("cannot become user %s: %s", CONFIG_SYSTEM_USER,
-			    strerror(errno));
+			die("cannot become user " CONFIG_SYSTEM_USER ": ",
+			    strerror(errno), NULL);
 		if (pw->pw_uid != 0 && (setuid(0) != -1 || seteuid(0) != -1))
-			die("dropping root to %s did not stick", CONFIG_SYSTEM_USER);
+			die("dropping root to " CONFIG_SYSTEM_USER " did not stick",
+			    NULL);
 	}
 
 	/* main loop */

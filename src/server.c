@@ -75,7 +75,7 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 		sin->sin_port = htons((uint16_t)port);
 		len = sizeof(*sin);
 	} else {
-		snprintf(err, errsz, "%s is not an IPv4 or IPv6 address", addr);
+		concat(err, errsz, addr, " is not an IPv4 or IPv6 address", NULL);
 		return -1;
 	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -87,15 +87,18 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	}
 	if (fd == -1) {
-		snprintf(err, errsz, "socket: %s", strerror(errno));
+		concat(err, errsz, "socket: ", strerror(errno), NULL);
 		return -1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	if (ss.ss_family == AF_INET6 && *addr == '\0')
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
 	if (bind(fd, (struct sockaddr *)&ss, len) == -1) {
-		snprintf(err, errsz, "bind to %s port %d: %s",
-		    *addr ? addr : "all addresses", port, strerror(errno));
+		char num[8];
+
+		*fmt_uint(num, (unsigned)port) = '\0';
+		concat(err, errsz, "bind to ", *addr ? addr : "all addresses",
+		    " port ", num, ": ", strerror(errno), NULL);
 		close(fd);
 		return -1;
 	}
@@ -112,7 +115,7 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	}
 	if (listen(fd, 4096) == -1) {
-		snprintf(err, errsz, "listen: %s", strerror(errno));
+		concat(err, errsz, "listen: ", strerror(errno), NULL);
 		close(fd);
 		return -1;
 	}
@@ -484,7 +487,10 @@ server_run(int ready)
 	pthread_attr_setstacksize(&thread_attr, stack);
 	for (i = 0; i < SPARE_START && i < CONFIG_MAX_CONNECTIONS; i++)
 		if (spawn_worker() == -1 && i == 0) {
-			fprintf(stderr, "mrhttpd: cannot start a worker thread\n");
+			static const char msg[] =
+			    "mrhttpd: cannot start a worker thread\n";
+
+			(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
 			_exit(1);
 		}
 	if (ready != -1) {

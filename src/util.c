@@ -1,4 +1,5 @@
 /* util.c - percent-decoding, path normalisation and number/date formatting. */
+#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 
@@ -310,4 +311,29 @@ base64_decode(const char *s, char *out, size_t outsz)
 	}
 	out[n] = '\0';
 	return (ssize_t)n;
+}
+
+/*
+ * Concatenates the NULL-terminated list of strings after dst into dst (at
+ * most dstsz - 1 bytes, then NUL).  Returns the length.  Start-up errors
+ * are built with it, so that no printf need be linked in.
+ */
+size_t
+concat(char *dst, size_t dstsz, ...)
+{
+	const char *s;
+	va_list ap;
+	size_t n = 0, k;
+
+	va_start(ap, dstsz);
+	while ((s = va_arg(ap, const char *)) != NULL) {
+		k = strlen(s);
+		if (k > dstsz - 1 - n)
+			k = dstsz - 1 - n;
+		memcpy(dst + n, s, k);
+		n += k;
+	}
+	va_end(ap);
+	dst[n] = '\0';
+	return n;
 }
