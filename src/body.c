@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "mrhttpd.h"
 
@@ -64,12 +63,8 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 		long long ms = CONFIG_REQUEST_TIMEOUT * 1000LL;
 
 		if (b->b_deadline > 0) {
-			struct timespec ts;
-			long long left;
+			long long left = b->b_deadline - now_ms();
 
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			left = b->b_deadline - ((long long)ts.tv_sec * 1000 +
-			    ts.tv_nsec / 1000000);
 			if (left < ms)
 				ms = left > 0 ? left : 0;
 		}

@@ -223,17 +223,7 @@ env_build(struct env *e, struct conn *c, struct request *r,
 	env_num(e, "REMOTE_PORT", ntohs(((struct sockaddr_in *)&c->c_peer)->sin_port));
 	strcpy(addr, "-");
 	if (getsockname(c->c_fd, (struct sockaddr *)&ss, &len) == 0) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-		if (ss.ss_family == AF_INET6 &&
-		    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
-			inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], addr,
-			    sizeof(addr));
-		else if (ss.ss_family == AF_INET6)
-			inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof(addr));
-		else
-			inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr,
-			    addr, sizeof(addr));
+		addr_fmt(&ss, addr, sizeof(addr));
 		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	}
 	env_str(e, "SERVER_ADDR", addr);
@@ -267,15 +257,6 @@ env_build(struct env *e, struct conn *c, struct request *r,
 
 /* --- the program ------------------------------------------------------------- */
 
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Ends the program: SIGTERM to its process group, SIGKILL a second later
  * if it is still there; always reaped.
@@ -287,7 +268,7 @@ cgi_kill(struct cgi *g)
 	int st;
 
 	kill(-g->g_pid, SIGTERM);
-	for (until = mono_ms() + 1000; mono_ms() < until;) {
+	for (until = now_ms() + 1000; now_ms() < until;) {
 		if (waitpid(g->g_pid, &st, WNOHANG) == g->g_pid) {
 			kill(-g->g_pid, SIGKILL);	/* its children too */
 			return;
@@ -308,7 +289,7 @@ cgi_reap(struct cgi *g, long long deadline)
 	const struct timespec t = { .tv_nsec = 5 * 1000000 };
 	int st;
 
-	while (mono_ms() < deadline) {
+	while (now_ms() < deadline) {
 		if (waitpid(g->g_pid, &st, WNOHANG) == g->g_pid) {
 			if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
 				log_warn("cgi %s: exit status %d", g->g_script,
@@ -780,7 +761,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		goto out;
 	}
 
-	deadline = mono_ms() + CONFIG_CGI_TIMEOUT * 1000LL;
+	deadline = now_ms() + CONFIG_CGI_TIMEOUT * 1000LL;
 	body_done = !body_pending(b);
 	if (body_done) {
 		close(g.g_in);
@@ -822,7 +803,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 			pfd[np++] = (struct pollfd){ .fd = g.g_err, .events = POLLIN };
 		/* a client that hangs up ends the program */
 		pfd[np++] = (struct pollfd){ .fd = c->c_fd, .events = POLLRDHUP };
-		n = deadline - mono_ms();
+		n = deadline - now_ms();
 		if (n <= 0 || (ev = poll(pfd, (nfds_t)np, (int)n)) == 0) {
 			log_warn("cgi %s: timed out after %d s", script,
 			    CONFIG_CGI_TIMEOUT);

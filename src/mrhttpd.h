@@ -154,6 +154,8 @@ const char *http_date_now(time_t *);	/* this thread's cached Date value */
 int	 http_date_parse(const char *, time_t *);
 ssize_t	 base64_decode(const char *, char *, size_t);
 size_t	 concat(char *, size_t, ...) __attribute__((sentinel));
+long long now_ms(void);
+void	 addr_fmt(const struct sockaddr_storage *, char *, size_t);
 
 /* mime.c: type for the file name's suffix, or NULL when unknown. */
 const char *mime_lookup(const char *, size_t);

@@ -123,32 +123,6 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 	return fd;
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Formats the peer address accept gave us; IPv4-mapped ones as IPv4. */
-static void
-conn_peer(struct conn *c)
-{
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&c->c_peer;
-
-	strcpy(c->c_addr, "-");
-	if (c->c_peer.ss_family == AF_INET)
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&c->c_peer)->sin_addr,
-		    c->c_addr, sizeof(c->c_addr));
-	else if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
-		inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], c->c_addr,
-		    sizeof(c->c_addr));
-	else if (c->c_peer.ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &s6->sin6_addr, c->c_addr, sizeof(c->c_addr));
-}
-
 /*
  * Closes a connection.  With unread input, first half-close and drain it
  * briefly: closing with data pending sends a reset that can destroy the
@@ -406,7 +380,7 @@ worker(void *arg)
 		c.c_len = 0;
 		c.c_buf = buf;
 		if (ENABLE_LOG || ENABLE_CGI)
-			conn_peer(&c);
+			addr_fmt(&c.c_peer, c.c_addr, sizeof(c.c_addr));
 		conn_serve(&c);
 		/* an idle worker holds no file open: a deleted file's space
 		 * is freed, and descriptors go to connections that need them */

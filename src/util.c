@@ -1,4 +1,5 @@
 /* util.c - percent-decoding, path normalisation and number/date formatting. */
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -336,4 +337,32 @@ concat(char *dst, size_t dstsz, ...)
 	va_end(ap);
 	dst[n] = '\0';
 	return n;
+}
+
+/* Milliseconds on the monotonic clock: for deadlines, immune to date changes. */
+long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Formats an address, IPv4-mapped IPv6 ones as IPv4; "-" when unknown. */
+void
+addr_fmt(const struct sockaddr_storage *ss, char *out, size_t outsz)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+	strcpy(out, "-");
+	if (ss->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr,
+		    out, (socklen_t)outsz);
+	else if (ss->ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], out,
+		    (socklen_t)outsz);
+	else if (ss->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &s6->sin6_addr, out, (socklen_t)outsz);
 }
