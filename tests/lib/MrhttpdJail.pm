@@ -36,6 +36,24 @@ my $lock_fh;		# held until exit
 
 # setup(NAME): skips the whole file unless we are root and have a static
 # busybox; returns the locked directory tests/build/NAME (created empty).
+# conf(JAIL, KEY => value ...): the configuration the jail tests share
+# (documents in /htdocs, pages in /private, a log in /log, as nobody),
+# with overrides; undef removes a key.
+sub conf {
+	my ($jail, %over) = @_;
+	return {
+		SERVER_ROOT => $jail,
+		SYSTEM_USER => 'nobody',
+		PUBLIC_DIR => '/htdocs',
+		PRIVATE_DIR => '/private',
+		DEFAULT_INDEX => 'index.html',
+		LOG_LEVEL => 4,
+		LOG_FILE => '/log/access.log',
+		DETACH => 0,
+		%over,
+	};
+}
+
 sub setup {
 	my ($name) = @_;
 	Test::More::plan(skip_all => 'needs root (chroot, setuid, ports < 1024)')

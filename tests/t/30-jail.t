@@ -20,16 +20,8 @@ my $j = MrhttpdJail::make_jail("$dir/jail");
 my ($jail, $marker) = @$j{qw(dir marker)};
 my ($nuid, $ngid) = MrhttpdJail::nobody();
 
-my %base = (
-	SERVER_ROOT => $jail,
-	PUBLIC_DIR => '/htdocs',
-	PRIVATE_DIR => '/private',
-	DEFAULT_INDEX => 'index.html',
-	LOG_LEVEL => 4,
-	LOG_FILE => '/log/access.log',
-	EXT_FILE_CMD => '/bin/mimetype',
-	DETACH => 0,
-);
+my %base = %{ MrhttpdJail::conf($jail, SYSTEM_USER => undef,
+	EXT_FILE_CMD => '/bin/mimetype') };
 
 # EXT_FILE_CMD inside the jail: a script for the jail's BusyBox shell, so
 # the server's children run there, as nobody.

@@ -24,17 +24,8 @@ my ($jail, $marker) = @$j{qw(dir marker)};
 my ($nuid) = MrhttpdJail::nobody();
 my $pidfile = "$dir/mrhttpd.pid";
 
-my $t = MrhttpdTest->new(conf => {
-	SERVER_ROOT => $jail,
-	SYSTEM_USER => 'nobody',
-	PUBLIC_DIR => '/htdocs',
-	PRIVATE_DIR => '/private',
-	DEFAULT_INDEX => 'index.html',
-	LOG_LEVEL => 4,
-	LOG_FILE => '/log/access.log',
-	PID_FILE => $pidfile,
-	DETACH => 1,
-});
+my $t = MrhttpdTest->new(conf => MrhttpdJail::conf($jail,
+	PID_FILE => $pidfile, DETACH => 1));
 $t->has(qw(detach pid-file chroot setuid));
 my $bin = $t->binary;
 

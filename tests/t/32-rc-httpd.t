@@ -24,20 +24,9 @@ mkdir "$dir/run";
 # the build is reused.
 my $port = MrhttpdJail::first_free_port(18300, 18399)
 	// plan(skip_all => 'no free port in 18300-18399');
-my $t = MrhttpdTest->new(conf => {
-	SERVER_PORT => $port,
-	SERVER_ADDR => '127.0.0.1',
-	SERVER_ROOT => $jail,
-	SYSTEM_USER => 'nobody',
-	PUBLIC_DIR => '/htdocs',
-	PRIVATE_DIR => '/private',
-	DEFAULT_INDEX => 'index.html',
-	LOG_LEVEL => 4,
-	LOG_FILE => '/log/access.log',
-	PID_FILE => $pidfile,
-	DETACH => 1,
-	BIN_DIR => "$dir/sbin",
-});
+my $t = MrhttpdTest->new(conf => MrhttpdJail::conf($jail,
+	SERVER_PORT => $port, SERVER_ADDR => '127.0.0.1',
+	PID_FILE => $pidfile, DETACH => 1, BIN_DIR => "$dir/sbin"));
 $t->has(qw(detach pid-file));
 
 sub slurp {

@@ -61,16 +61,7 @@ my $recv = IO::Socket::UNIX->new(Type => SOCK_DGRAM, Local => '/dev/log')
 	or plan(skip_all => "cannot bind a receiver at /dev/log: $!");
 chmod 0666, '/dev/log';
 
-my $t = MrhttpdTest->new(conf => {
-	SERVER_ROOT => $jail,
-	SYSTEM_USER => 'nobody',
-	PUBLIC_DIR => '/htdocs',
-	PRIVATE_DIR => '/private',
-	DEFAULT_INDEX => 'index.html',
-	LOG_LEVEL => 4,
-	LOG_FILE => 'syslog',
-	DETACH => 0,
-});
+my $t = MrhttpdTest->new(conf => MrhttpdJail::conf($jail, LOG_FILE => 'syslog'));
 $t->has(qw(syslog chroot setuid));
 $t->run({ public => undef });
 

@@ -57,10 +57,8 @@ my $outside = "#!/bin/sh\necho ran > /tmp/OUTSIDE-RAN\nprintf 'Content-Type: tex
 script("$jail/outside.sh", $outside);
 script("$jail/htdocs/outside.sh", $outside);
 
-my $t = MrhttpdTest->new(conf => { SERVER_ROOT => $jail, PUBLIC_DIR => '/htdocs',
-	PRIVATE_DIR => '/private', DEFAULT_INDEX => 'index.html', LOG_LEVEL => 4,
-	LOG_FILE => '/log/access.log', SYSTEM_USER => 'nobody', DETACH => 0,
-	CGI_PATH => '/cgi-bin', CGI_DIR => '/cgi-bin', CGI_TIMEOUT => 2 });
+my $t = MrhttpdTest->new(conf => MrhttpdJail::conf($jail,
+	CGI_PATH => '/cgi-bin', CGI_DIR => '/cgi-bin', CGI_TIMEOUT => 2));
 $t->has(qw(chroot setuid cgi log-file));
 $t->allow_log(qr/cgi \S+: /);
 $t->run({ public => undef });
