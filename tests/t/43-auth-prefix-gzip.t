@@ -72,7 +72,7 @@ $tm->stop();
 
 # --- auth compiled in without a secret anywhere: a start-up error -------------
 my $tn = MrhttpdTest->new(conf => { AUTH_METHODS => 15 });
-my ($rc, $out) = run_cmd($tn->binary, '-f', '-p', '1', '-r', $tn->htdocs);
+my ($rc, $out) = run_cmd(MrhttpdTest::_wrapper(), $tn->binary, '-f', '-p', '1', '-r', $tn->htdocs);
 isnt($rc, 0, 'auth without AUTH_HEADER anywhere: refuses to start');
 like($out, qr/^mrhttpd: .*AUTH_HEADER/m, '... with a line naming AUTH_HEADER');
 
@@ -103,7 +103,7 @@ like($out, qr/^mrhttpd: .*AUTH_HEADER/m, '... with a line naming AUTH_HEADER');
 	is(status('GET', '/', $basic->('# comment:x')), 401, 'comments are not users');
 	$ta->stop();
 	rename $users, "$users.gone";
-	my ($rc2, $out2) = run_cmd($ta->binary, '-f', '-p', '1', '-r', $ta->htdocs);
+	my ($rc2, $out2) = run_cmd(MrhttpdTest::_wrapper(), $ta->binary, '-f', '-p', '1', '-r', $ta->htdocs);
 	rename "$users.gone", $users;
 	isnt($rc2, 0, 'AUTH_FILE missing: refuses to start');
 	like($out2, qr/^mrhttpd: AUTH_FILE .*No such file/m, '... naming AUTH_FILE');
