@@ -195,26 +195,13 @@ tree()
 # reaped from its children (CGI programs, for instance).
 tree_cpu()
 {
-	cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" '
-	{
-		pid = $1; rest = $0
-		sub(/^.*\) /, "", rest)
-		split(rest, f, " ")
-		ppid[pid] = f[2]; cpu[pid] = f[12] + f[13] + f[14] + f[15]
-	}
-	END {
-		in_tree[root] = 1
-		for (grew = 1; grew; ) {
-			grew = 0
-			for (p in ppid)
-				if (!(p in in_tree) && (ppid[p] in in_tree)) {
-					in_tree[p] = 1; grew = 1
-				}
-		}
-		for (p in in_tree)
-			s += cpu[p]
-		print s + 0
-	}'
+	_tc_sum=0
+	for _tc_pid in $(tree "$1" | cut -d' ' -f1); do
+		_tc_t=$(sed 's/^.*) //' "/proc/$_tc_pid/stat" 2>/dev/null |
+		    awk '{ print $12 + $13 + $14 + $15 }')
+		_tc_sum=$((_tc_sum + ${_tc_t:-0}))
+	done
+	echo "$_tc_sum"
 }
 
 # Peak RSS of PID's tree in kB: VmHWM summed over its processes.

@@ -34,22 +34,11 @@ use MrhttpdTest ();
 our @EXPORT_OK = qw(cgi_dir script spew slurp wait_for children zombies pool
 	pgrp_members proc_state vm_hwm exchange dechunk);
 
-my @locks;		# held until exit
 
 # cgi_dir(NAME): the fresh, empty, locked directory tests/build/NAME.
 sub cgi_dir {
 	my ($name) = @_;
-	my $base = "$MrhttpdTest::ROOT/tests/build";
-	make_path($base);
-	sysopen(my $lock, "$base/$name.lock", O_RDWR | O_CREAT)
-		or die "open $base/$name.lock: $!";
-	flock($lock, LOCK_EX) or die "flock: $!";
-	push @locks, $lock;
-	my $dir = "$base/$name";
-	remove_tree($dir);
-	make_path($dir);
-	chmod 0755, $dir;
-	return $dir;
+	return MrhttpdTest::fixed_dir($name);
 }
 
 sub spew {

@@ -32,7 +32,6 @@ use MrhttpdTest ();
 our @EXPORT_OK = qw(proc_ids proc_stat run_timed port_free);
 
 my $BUSYBOX = '/bin/busybox';
-my $lock_fh;		# held until exit
 
 # setup(NAME): skips the whole file unless we are root and have a static
 # busybox; returns the locked directory tests/build/NAME (created empty).
@@ -73,16 +72,7 @@ sub setup {
 			$ENV{ASAN_OPTIONS} // '', 'detect_leaks=0');
 	}
 
-	my $base = "$MrhttpdTest::ROOT/tests/build";
-	make_path($base);
-	sysopen($lock_fh, "$base/$name.lock", O_RDWR | O_CREAT)
-		or die "open $base/$name.lock: $!";
-	flock($lock_fh, LOCK_EX) or die "flock: $!";
-	my $dir = "$base/$name";
-	remove_tree($dir);
-	make_path($dir);
-	chmod 0755, $dir;
-	return $dir;
+	return MrhttpdTest::fixed_dir($name);
 }
 
 sub _spew {

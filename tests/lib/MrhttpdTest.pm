@@ -226,6 +226,26 @@ sub _spew {
 	close $fh or die "close $f: $!";
 }
 
+my @fixed_locks;	# held until exit
+
+# fixed_dir(NAME): an empty tests/build/NAME/, for tests whose paths are
+# compiled in (SERVER_ROOT, CGI_DIR, ...) and so must not change from run
+# to run.  A lock held until exit makes two runs of one file take turns.
+sub fixed_dir {
+	my ($name) = @_;
+	my $base = "$ROOT/tests/build";
+	make_path($base);
+	sysopen(my $lock, "$base/$name.lock", O_RDWR | O_CREAT)
+		or die "open $base/$name.lock: $!";
+	flock($lock, LOCK_EX) or die "flock: $!";
+	push @fixed_locks, $lock;
+	my $dir = "$base/$name";
+	File::Path::remove_tree($dir);
+	make_path($dir);
+	chmod 0755, $dir;
+	return $dir;
+}
+
 ###############################################################################
 # Accessors and test set-up
 
