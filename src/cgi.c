@@ -713,6 +713,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	script = path + plen + 1;
 	if ((rc = cgi_locate(script, &inf)) != 0)
 		return response_error(c, r, rp, -rc);
+	server_yield();		/* a program to start and wait for */
 	/* PATH_INFO keeps its leading '/' */
 	info[0] = '\0';
 	if (inf != NULL) {

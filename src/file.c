@@ -165,7 +165,7 @@ fcache_drop(struct fcache *e)
 	e->fc_fd = 0;
 }
 
-/* Closes this thread's cached files, when its connection ends. */
+/* Closes this thread's cached files, when it goes idle. */
 void
 file_cache_flush(void)
 {
@@ -174,6 +174,22 @@ file_cache_flush(void)
 	for (i = 0; i < FC_ENTRIES; i++)
 		if (fcache[i].fc_fd > 0)
 			fcache_drop(&fcache[i]);
+}
+
+/*
+ * A PUT or DELETE changed the tree: every thread drops its cache before
+ * its next lookup, so no client sees the old file after the reply.
+ * Changes made behind the server's back show on a new connection at once
+ * (its first request checks the file again), on an open one within a
+ * second.
+ */
+static unsigned fcache_gen;
+static __thread unsigned fcache_seen;
+
+void
+file_cache_invalidate(void)
+{
+	__atomic_add_fetch(&fcache_gen, 1, __ATOMIC_RELEASE);
 }
 
 /* The path to stat for an entry: the file, or the directory's index. */
@@ -202,20 +218,25 @@ same_file(const struct fcache *e, const struct stat *st)
 
 /* Returns the valid entry for path, or NULL. */
 static struct fcache *
-fcache_find(const char *path, size_t len, time_t now)
+fcache_find(const char *path, size_t len, time_t now, int fresh)
 {
 	char buf[FC_PATH + sizeof(CONFIG_DEFAULT_INDEX)];
 	const char *rel;
 	struct fcache *e;
 	struct stat st;
+	unsigned gen = __atomic_load_n(&fcache_gen, __ATOMIC_ACQUIRE);
 	int i;
 
+	if (gen != fcache_seen) {
+		file_cache_flush();
+		fcache_seen = gen;
+	}
 	for (i = 0; i < FC_ENTRIES; i++) {
 		e = &fcache[i];
 		if (e->fc_fd == 0 || e->fc_len != len ||
 		    memcmp(e->fc_path, path, len) != 0)
 			continue;
-		if (e->fc_checked == now)
+		if (e->fc_checked == now && !fresh)
 			return e;
 		if ((rel = fcache_rel(e, buf, sizeof(buf))) != NULL &&
 		    fstatat(settings.set_public_fd, rel, &st, 0) == 0 &&
@@ -505,7 +526,7 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
  * a directory without its slash, or -status.
  */
 static int
-file_get(char *path, size_t len, time_t now, struct fcache *tmp,
+file_get(char *path, size_t len, time_t now, int fresh, struct fcache *tmp,
     struct fcache **ep, int *cachedp, char *typebuf, size_t typesz,
     int *dirfd)
 {
@@ -513,7 +534,7 @@ file_get(char *path, size_t len, time_t now, struct fcache *tmp,
 	struct stat st;
 	int fd;
 
-	if ((*ep = fcache_find(path, len, now)) != NULL) {
+	if ((*ep = fcache_find(path, len, now, fresh)) != NULL) {
 		*cachedp = 1;
 		return 0;
 	}
@@ -651,7 +672,7 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	    accepts_gzip(r->req_accept_encoding) && len + 3 < PATH_MAX_LEN) {
 		/* FILE.gz beside FILE, for a client that takes gzip */
 		memcpy(path + len, ".gz", 4);
-		if (file_get(path, (size_t)len + 3, now, &tmp, &e, &cached,
+		if (file_get(path, (size_t)len + 3, now, c->c_fresh, &tmp, &e, &cached,
 		    typebuf, sizeof(typebuf), &dirfd) == 0) {
 			gz = 1;
 			if ((type = mime_lookup(path, (size_t)len)) == NULL)
@@ -659,7 +680,7 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 		}
 		path[len] = '\0';
 	}
-	if (!gz && (rc = file_get(path, (size_t)len, now, &tmp, &e, &cached,
+	if (!gz && (rc = file_get(path, (size_t)len, now, c->c_fresh, &tmp, &e, &cached,
 	    typebuf, sizeof(typebuf), &dirfd)) != 0) {
 		if (rc == -301)
 			return redirect_dir(c, r, rp);

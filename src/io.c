@@ -3,20 +3,22 @@
  * client only through these functions, so that TLS or HTTP/2 can later sit
  * underneath without touching the request code.
  *
- * The socket is blocking, with SO_RCVTIMEO and SO_SNDTIMEO set once at
- * accept: a send that makes no progress for REQUEST_TIMEOUT fails with
- * EAGAIN, and so does a read that waits longer than KEEPALIVE_TIMEOUT.
+ * The socket is non-blocking.  A read returns what is there (the callers
+ * wait for input first, with their own deadlines); a write that finds the
+ * socket full waits for room, and fails when none comes for
+ * REQUEST_TIMEOUT.  Before any wait, the thread hands the turn on
+ * (server.c), so that a slow client stalls no one else.
  */
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
 #include "mrhttpd.h"
 
-/* Returns bytes read, 0 at end of stream, -1 on error or time-out. */
+/* Returns bytes read, 0 at end of stream, -1 on error or when nothing is
+ * there yet (EAGAIN). */
 ssize_t
 conn_read(struct conn *c, void *buf, size_t n)
 {
@@ -35,10 +37,25 @@ conn_wait_readable(struct conn *c, int ms)
 	struct pollfd pfd = { .fd = c->c_fd, .events = POLLIN };
 	int r;
 
+	server_yield();
 	do
 		r = poll(&pfd, 1, ms);
 	while (r == -1 && errno == EINTR);
 	return r;
+}
+
+/* After EAGAIN on a write: waits for room.  Returns 0, or -1 on time-out. */
+static int
+conn_wait_writable(struct conn *c)
+{
+	struct pollfd pfd = { .fd = c->c_fd, .events = POLLOUT };
+	int r;
+
+	server_yield();
+	do
+		r = poll(&pfd, 1, CONFIG_REQUEST_TIMEOUT * 1000);
+	while (r == -1 && errno == EINTR);
+	return r > 0 ? 0 : -1;
 }
 
 /*
@@ -57,7 +74,8 @@ conn_writev_more(struct conn *c, struct iovec *iov, int cnt, int more)
 		msg.msg_iovlen = (size_t)cnt;
 		w = sendmsg(c->c_fd, &msg, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
 		if (w == -1) {
-			if (errno == EINTR)
+			if (errno == EINTR || ((errno == EAGAIN ||
+			    errno == EWOULDBLOCK) && conn_wait_writable(c) == 0))
 				continue;
 			return -1;
 		}
@@ -99,16 +117,6 @@ conn_sendfile(struct conn *c, int fd, off_t off, off_t len)
 	ssize_t n;
 
 	if (ENABLE_SENDFILE) {
-		/*
-		 * SO_SNDTIMEO does not bound sendfile(2) (seen on Linux 6.x):
-		 * a client that stops reading would hold the thread forever.
-		 * So the socket is non-blocking for the body, and each stall
-		 * may last at most REQUEST_TIMEOUT.
-		 */
-		struct pollfd pfd = { .fd = c->c_fd, .events = POLLOUT };
-		int rc = 0;
-
-		fcntl(c->c_fd, F_SETFL, O_NONBLOCK);
 		while (len > 0) {
 			n = sendfile(c->c_fd, fd, &off,
 			    len > 0x7ffff000 ? 0x7ffff000 : (size_t)len);
@@ -116,16 +124,12 @@ conn_sendfile(struct conn *c, int fd, off_t off, off_t len)
 				len -= n;
 				continue;
 			}
-			if (n == -1 && errno == EINTR)
+			if (n == -1 && (errno == EINTR || ((errno == EAGAIN ||
+			    errno == EWOULDBLOCK) && conn_wait_writable(c) == 0)))
 				continue;
-			if (n == -1 && errno == EAGAIN &&
-			    poll(&pfd, 1, CONFIG_REQUEST_TIMEOUT * 1000) > 0)
-				continue;
-			rc = -1;	/* gone, stuck, or the file shrank */
-			break;
+			return -1;	/* gone, stuck, or the file shrank */
 		}
-		fcntl(c->c_fd, F_SETFL, 0);
-		return rc;
+		return 0;
 	}
 
 	/* user-space copy, 16 KiB at a time, from the thread's stack */

@@ -169,6 +169,7 @@ struct body;
 struct conn {
 	int		 c_fd;
 	int		 c_close;	/* reply with Connection: close, then close */
+	int		 c_fresh;	/* the first request: no cached stat */
 	size_t		 c_pos;		/* end of what the request has used of c_buf */
 	struct body	*c_body;	/* the current request's body */
 	struct sockaddr_storage c_peer;
@@ -224,11 +225,22 @@ char	*response_head(char *, int, int, struct conn *);
 #define UPLOAD_PREFIX	".mrhttpd-upload-"	/* PUT's temporary files */
 int	 file_serve(struct conn *, struct request *, struct reply *);
 void	 file_cache_flush(void);
+void	 file_cache_invalidate(void);
 int	 file_path(struct conn *, struct request *, char **, ssize_t *, int);
 
 /* server.c */
 int	 server_listen(const char *, int, char *, size_t);
 void	 server_run(int);
 extern volatile int server_stopping;
+extern __thread int server_turn;
+void	 server_yield_turn(void);
+/* About to block (a wait for a client, a program, the disk): let another
+ * thread serve the other connections meanwhile. */
+static inline void
+server_yield(void)
+{
+	if (server_turn)
+		server_yield_turn();
+}
 
 #endif

@@ -123,6 +123,7 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 	ssize_t n, w;
 	int dfd, fd, status = 0, existed;
 
+	server_yield();		/* a body to read, the disk to wait for */
 	if (CONFIG_PUT_MAX_BODY >= 0) {
 		if (r->req_clen > CONFIG_PUT_MAX_BODY)
 			return response_error(c, r, rp, 413);
@@ -195,7 +196,7 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 		goto abort;
 	}
 	close(dfd);
-	file_cache_flush();	/* this connection must see the new file */
+	file_cache_invalidate();	/* no client may see the old file */
 	return put_reply(c, r, rp, existed ? 204 : 201);
 
  abort:
@@ -270,6 +271,7 @@ delete_serve(struct conn *c, struct request *r, struct reply *rp)
 	char name[256];
 	int dfd, rc;
 
+	server_yield();		/* a tree may take a while */
 	if ((dfd = put_locate(c, r, 0, name, sizeof(name))) < 0) {
 		if (dfd == -405)
 			return response_error_hdr(c, r, rp, 405, ALLOW_HEADER);
@@ -279,6 +281,6 @@ delete_serve(struct conn *c, struct request *r, struct reply *rp)
 	close(dfd);
 	if (rc != 0)
 		return response_error(c, r, rp, rc);
-	file_cache_flush();	/* nor serve what is gone */
+	file_cache_invalidate();	/* nor what is gone */
 	return put_reply(c, r, rp, 204);
 }

@@ -2,10 +2,12 @@
  * server.c - listen, accept, one detached thread per connection, and the
  * keep-alive loop: read a head, parse it, serve it, log it, repeat.
  */
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,31 +27,61 @@ enum {
 
 volatile int server_stopping;
 static int listen_fd = -1;
-static int workers;		/* worker threads alive, atomic */
-static int idle;		/* workers waiting in accept, atomic */
+static int epfd = -1;
 static pthread_attr_t thread_attr;
+
 /*
- * Only one worker at a time waits in accept: Linux reserves a descriptor
- * for each thread blocked in accept(2) before any client arrives, so a
- * pool of idle workers all in accept would eat the descriptors that files
- * need.  The others wait on this mutex, which costs none.  It is taken
- * once per connection, never per request.
+ * Threads and connections.
+ *
+ * A connection has a thread only while a request is under way.  Between
+ * requests it is parked in one epoll set, costing a slot here and its
+ * socket.  Of the idle threads, one at a time holds the turn: it waits in
+ * epoll_wait for any parked connection (or the listener) to have input,
+ * and serves what comes itself, one request after another, so a busy
+ * server runs mostly on one thread with no context switch per request.
+ * Before anything that may block (a slow client, a CGI program, a PUT to
+ * disk) the holder gives the turn to a waiting thread, starting one when
+ * none waits, and finishes that request on its own.  The others wait for
+ * the turn on a mutex, which costs no descriptor and no wakeup.
  */
-static pthread_mutex_t accept_lock = PTHREAD_MUTEX_INITIALIZER;
+__thread int server_turn;		/* this thread holds the turn */
+static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
+static int workers;		/* threads alive, atomic */
+static int waiting;		/* threads waiting for the turn, atomic */
 
 enum {
-	SPARE_START = 1,	/* workers at start-up: one waits in accept, the
-				 * first connection starts the next */
-	SPARE_MAX = 64,		/* more idle workers than this exit */
+	SPARE_MAX = 64,		/* more threads than this waiting: exit */
+	EV_BATCH = 64,		/* events taken per epoll_wait */
+	EV_LISTENER = -1,	/* the event's tag for the listening socket */
+	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
 };
 
+enum { SLOT_FREE, SLOT_ACTIVE, SLOT_PARKING, SLOT_PARKED };
+struct slot {
+	struct conn	 s_conn;
+	long long	 s_since;	/* parked since, monotonic ms */
+	int		 s_state;	/* SLOT_*, atomic */
+	int		 s_added;	/* in the epoll set */
+};
 /*
- * One slot per worker: 0 free, -1 a worker waiting in accept, fd + 1 a
- * worker serving that socket.  A stop wakes the served sockets through it.
- * Slots are claimed with compare-and-swap when a worker starts (never per
- * request) and written only by their worker afterwards: no lock.
+ * One slot per connection.  Only the turn holder claims slots (it is the
+ * only one that accepts) and takes parked ones; the thread serving a
+ * connection parks or frees its slot.  s_state changes with atomic
+ * stores and compare-and-swap: no lock.
  */
-static int conn_slots[CONFIG_MAX_CONNECTIONS];
+static struct slot slots[CONFIG_MAX_CONNECTIONS];
+static int slots_hi;		/* slots in use are below this, atomic */
+static int conns;		/* open connections, atomic */
+
+/* The turn holder's own state: its batch of events, the next sweep. */
+static struct epoll_event evs[EV_BATCH];
+static int ev_n, ev_i;
+static long long next_sweep, accept_paused;
+static int cache_used, stop_quiet;
+
+/* The listener is out of the epoll set while MAX_CONNECTIONS are open. */
+static pthread_mutex_t listen_lock = PTHREAD_MUTEX_INITIALIZER;
+static int listening;		/* in the epoll set, atomic */
 
 /*
  * Opens the listening socket.  An empty addr means all addresses: one
@@ -102,18 +134,10 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 		close(fd);
 		return -1;
 	}
-	/* accepted sockets inherit these on Linux: set once, not per client.
-	 * Between requests a read waits at most KEEPALIVE_TIMEOUT; a send
-	 * that makes no progress fails after REQUEST_TIMEOUT.  Every reply is
-	 * written whole (or corked with MSG_MORE), so Nagle only adds delay. */
-	{
-		struct timeval rt = { .tv_sec = CONFIG_KEEPALIVE_TIMEOUT };
-		struct timeval st = { .tv_sec = CONFIG_REQUEST_TIMEOUT };
-
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rt, sizeof(rt));
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &st, sizeof(st));
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-	}
+	/* accepted sockets inherit this on Linux: set once, not per client.
+	 * Every reply is written whole (or corked with MSG_MORE), so Nagle
+	 * would only add delay */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	if (listen(fd, 4096) == -1) {
 		concat(err, errsz, "listen: ", strerror(errno), NULL);
 		close(fd);
@@ -146,9 +170,11 @@ conn_close(struct conn *c, int drain)
 	close(c->c_fd);
 }
 
+enum { HEAD_IDLE = -1 };		/* read_head: nothing sent yet: park */
+
 /*
  * Reads until a complete head is in the buffer.  Returns its length, 0 when
- * the connection ended or idled out between requests, or -status.
+ * the connection ended, HEAD_IDLE when nothing came yet, or -status.
  */
 static int
 read_head(struct conn *c, struct request *r)
@@ -173,11 +199,14 @@ read_head(struct conn *c, struct request *r)
 			    conn_wait_readable(c, (int)(deadline - now)) == 0)
 				return -408;
 		}
-		/* between requests, SO_RCVTIMEO is the keep-alive timeout */
 		n = conn_read(c, c->c_buf + c->c_len, HEAD_MAX - c->c_len);
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (c->c_len == 0)
+				return HEAD_IDLE;	/* between requests */
+			continue;
+		}
 		if (n <= 0)
-			return c->c_len > 0 && n < 0 &&
-			    (errno == EAGAIN || errno == EWOULDBLOCK) ? -408 : 0;
+			return 0;
 		c->c_len += (size_t)n;
 	}
 }
@@ -204,8 +233,11 @@ authorized(const struct request *r)
 	}
 	if ((CONFIG_AUTH_METHODS & bit) == 0)
 		return 1;
-	if (ENABLE_AUTH_FILE && auth_file_check(r->req_authorization))
-		return 1;
+	if (ENABLE_AUTH_FILE) {
+		server_yield();		/* crypt(3) takes milliseconds */
+		if (auth_file_check(r->req_authorization))
+			return 1;
+	}
 	if (settings.set_auth_len == 0)
 		return 0;	/* AUTH_FILE alone */
 	if (got == NULL)
@@ -218,8 +250,12 @@ authorized(const struct request *r)
 	return diff == 0;
 }
 
-/* The per-connection loop: head, dispatch, log, while keep-alive. */
-static void
+/*
+ * The per-connection loop: head, dispatch, log, while requests are in the
+ * buffer.  Returns 1 when the connection waits for its next request (to be
+ * parked), 0 when it was closed.
+ */
+static int
 conn_serve(struct conn *c)
 {
 	struct request req;
@@ -230,9 +266,11 @@ conn_serve(struct conn *c)
 	int rc;
 
 	for (;;) {
-		if ((rc = read_head(c, &req)) == 0) {
+		if ((rc = read_head(c, &req)) == HEAD_IDLE)
+			return 1;
+		if (rc == 0) {
 			conn_close(c, 0);
-			return;
+			return 0;
 		}
 		if (rc < 0) {
 			/* refused: answer, log the raw first line, close */
@@ -251,7 +289,7 @@ conn_serve(struct conn *c)
 			a.a_bytes = rp.rp_bytes;
 			log_access(c, &a);
 			conn_close(c, 1);
-			return;
+			return 0;
 		}
 		log_accepted(c, &req);
 		if (!req.req_keepalive || server_stopping)
@@ -313,123 +351,316 @@ conn_serve(struct conn *c)
 			/* linger only when input is left unread */
 			conn_close(c, rc == 0 && (c->c_pos < c->c_len ||
 			    body_pending(&body)));
-			return;
+			return 0;
 		}
-		/* keep what was pipelined behind this request */
+		/* keep what was pipelined behind this request; with nothing
+		 * there, wait for the next one in the epoll set: the client
+		 * is only now reading the reply, so a read would find nothing */
 		used = c->c_pos;
 		c->c_len -= used;
-		if (c->c_len > 0)
-			memmove(c->c_buf, c->c_buf + used, c->c_len);
+		c->c_fresh = 0;
+		if (c->c_len == 0)
+			return 1;
+		memmove(c->c_buf, c->c_buf + used, c->c_len);
+	}
+}
+
+/*
+ * Puts the listener into the epoll set, or takes it out: out while
+ * MAX_CONNECTIONS are open, for a moment when descriptors ran out, and for
+ * good once stopping.  Rare, so a lock is fine here.
+ */
+static void
+listener_update(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+	    .data.u32 = (uint32_t)EV_LISTENER };
+	int want;
+
+	pthread_mutex_lock(&listen_lock);
+	want = !server_stopping && accept_paused == 0 &&
+	    __atomic_load_n(&conns, __ATOMIC_ACQUIRE) < CONFIG_MAX_CONNECTIONS;
+	if (want != listening && epoll_ctl(epfd, want ? EPOLL_CTL_ADD :
+	    EPOLL_CTL_DEL, listen_fd, &ev) == 0)
+		__atomic_store_n(&listening, want, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&listen_lock);
+}
+
+/* A connection ended: its descriptor is closed, its slot becomes free. */
+static void
+slot_free(struct slot *s)
+{
+	__atomic_store_n(&s->s_state, SLOT_FREE, __ATOMIC_RELEASE);
+	if (__atomic_sub_fetch(&conns, 1, __ATOMIC_ACQ_REL) <
+	    CONFIG_MAX_CONNECTIONS &&
+	    !__atomic_load_n(&listening, __ATOMIC_ACQUIRE))
+		listener_update();
+}
+
+/*
+ * Parks a connection between requests: its next input wakes the turn
+ * holder.  EPOLLONESHOT, so that one event hands it to one thread.
+ */
+static void
+conn_park(struct slot *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT,
+	    .data.u32 = (uint32_t)(s - slots) };
+	int added = s->s_added, st = SLOT_PARKING;
+
+	if (server_stopping) {
+		close(s->s_conn.c_fd);
+		slot_free(s);
+		return;
+	}
+	s->s_added = 1;
+	s->s_since = now_ms();
+	__atomic_store_n(&s->s_state, SLOT_PARKING, __ATOMIC_RELEASE);
+	if (epoll_ctl(epfd, added ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+	    s->s_conn.c_fd, &ev) == -1) {
+		log_warn("epoll_ctl: %s", strerror(errno));
+		close(s->s_conn.c_fd);
+		slot_free(s);
+		return;
+	}
+	/* from here the turn holder may have taken it already: then the
+	 * exchange fails, as it should */
+	__atomic_compare_exchange_n(&s->s_state, &st, SLOT_PARKED, 0,
+	    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+/*
+ * Closes parked connections idle for KEEPALIVE_TIMEOUT, and returns when
+ * the next one will be due.  Run by the turn holder between batches, so no
+ * event for these connections is pending in evs.
+ */
+static long long
+sweep(long long now)
+{
+	const long long ttl = CONFIG_KEEPALIVE_TIMEOUT * 1000LL;
+	long long next = now + ttl, due;
+	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), st;
+	struct slot *s;
+
+	for (i = 0; i < hi; i++) {
+		s = &slots[i];
+		if (__atomic_load_n(&s->s_state, __ATOMIC_ACQUIRE) != SLOT_PARKED)
+			continue;
+		if ((due = s->s_since + ttl) > now) {
+			if (due < next)
+				next = due;
+			continue;
+		}
+		st = SLOT_PARKED;
+		if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE,
+		    0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			close(s->s_conn.c_fd);
+			slot_free(s);
+		}
+	}
+	return next;
+}
+
+/* Accepts a client into a free slot.  Returns the slot, or NULL. */
+static struct slot *
+conn_accept(void)
+{
+	static int hint;
+	static time_t warned;
+	struct slot *s;
+	socklen_t len;
+	int i, fd;
+
+	if (__atomic_load_n(&conns, __ATOMIC_ACQUIRE) >= CONFIG_MAX_CONNECTIONS)
+		return NULL;	/* a stale event: the listener is out */
+	/* fewer than MAX_CONNECTIONS are open, so a free slot exists, and
+	 * only the turn holder claims slots */
+	for (i = hint; __atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) !=
+	    SLOT_FREE; i = (i + 1) % CONFIG_MAX_CONNECTIONS)
+		;
+	s = &slots[i];
+	len = sizeof(s->s_conn.c_peer);
+	fd = accept4(listen_fd, (struct sockaddr *)&s->s_conn.c_peer, &len,
+	    SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd == -1) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		    errno == ENOMEM) {
+			/* out of descriptors: stop accepting for a moment
+			 * (the client stays queued) instead of spinning */
+			time_t now = time(NULL);
+
+			if (now != warned)
+				log_warn("accept: %s", strerror(errno));
+			warned = now;
+			accept_paused = now_ms() + 50;
+			listener_update();
+		} else if (server_stopping)
+			listener_update();
+		return NULL;
+	}
+	hint = (i + 1) % CONFIG_MAX_CONNECTIONS;
+	if (i >= __atomic_load_n(&slots_hi, __ATOMIC_RELAXED))
+		__atomic_store_n(&slots_hi, i + 1, __ATOMIC_RELEASE);
+	s->s_conn.c_fd = fd;
+	s->s_conn.c_close = 0;
+	s->s_conn.c_fresh = 1;
+	s->s_conn.c_len = 0;
+	s->s_added = 0;
+	if (ENABLE_LOG || ENABLE_CGI)
+		addr_fmt(&s->s_conn.c_peer, s->s_conn.c_addr,
+		    sizeof(s->s_conn.c_addr));
+	__atomic_store_n(&s->s_state, SLOT_ACTIVE, __ATOMIC_RELEASE);
+	if (__atomic_add_fetch(&conns, 1, __ATOMIC_ACQ_REL) >=
+	    CONFIG_MAX_CONNECTIONS)
+		listener_update();
+	return s;
+}
+
+/*
+ * The turn holder's loop: the next connection with input, from the batch
+ * of events or a new epoll_wait.  Returns NULL once stopping and quiet.
+ */
+static struct slot *
+next_conn(void)
+{
+	struct slot *s;
+	long long now, until;
+	int n, tag, st;
+
+	for (;;) {
+		if (stop_quiet)
+			return NULL;
+		if (ev_i == ev_n) {
+			now = now_ms();
+			if (now >= next_sweep)
+				next_sweep = sweep(now);
+			if (accept_paused != 0 && now >= accept_paused) {
+				accept_paused = 0;
+				listener_update();
+			}
+			/* wake for the next sweep, the end of a pause, to let
+			 * go of cached files after a second of rest, and,
+			 * stopping, to notice that all is quiet */
+			until = __atomic_load_n(&conns, __ATOMIC_RELAXED) > 0 ?
+			    next_sweep : -1;
+			if (accept_paused != 0 &&
+			    (until == -1 || accept_paused < until))
+				until = accept_paused;
+			if (cache_used && (until == -1 || now + 1000 < until))
+				until = now + 1000;
+			if (server_stopping &&
+			    (until == -1 || now + STOP_QUIET_MS < until))
+				until = now + STOP_QUIET_MS;
+			ev_i = ev_n = 0;
+			n = epoll_wait(epfd, evs, EV_BATCH,
+			    until == -1 ? -1 : (int)(until - now));
+			if (n == 0) {
+				file_cache_flush();
+				cache_used = 0;
+				if (server_stopping)
+					stop_quiet = 1;
+			}
+			if (n > 0) {
+				ev_n = n;
+				cache_used = 1;
+			}
+			continue;
+		}
+		tag = (int)evs[ev_i++].data.u32;
+		if (tag == EV_LISTENER) {
+			if ((s = conn_accept()) != NULL)
+				return s;
+			continue;
+		}
+		/* parked, or still parking: either way it is ours now.  Any
+		 * other state is a stale event for a slot since reused */
+		s = &slots[tag];
+		st = SLOT_PARKED;
+		if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE,
+		    0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return s;
+		st = SLOT_PARKING;
+		if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE,
+		    0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return s;
 	}
 }
 
 static int spawn_worker(void);
 
 /*
- * A worker: takes its turn in accept, serves that connection until it
- * closes, and waits for its next turn.
- * No thread is created per connection once the pool is warm, and each
- * connection still has one thread for its whole life.
+ * About to block: hands the turn to a waiting thread (starting one when
+ * none waits), and goes on with this request alone.
+ */
+void
+server_yield_turn(void)
+{
+	server_turn = 0;
+	if (__atomic_load_n(&waiting, __ATOMIC_ACQUIRE) == 0)
+		spawn_worker();
+	pthread_mutex_unlock(&turn);
+}
+
+/*
+ * A worker: waits for the turn, then serves whatever has input until it
+ * gives the turn away before blocking; after that request, it waits for
+ * the turn again.
  */
 static void *
 worker(void *arg)
 {
-	const struct timespec backoff = { .tv_nsec = 50 * 1000000 };
-	static time_t warned;
 	char buf[HEAD_MAX + 1 + PATH_MAX_LEN];	/* see struct conn */
-	struct conn c;
-	socklen_t len;
-	int *slot = arg, fd;
+	struct slot *s;
 
+	(void)arg;
 	for (;;) {
-		len = sizeof(c.c_peer);
-		pthread_mutex_lock(&accept_lock);
-		fd = server_stopping ? -1 : accept4(listen_fd,
-		    (struct sockaddr *)&c.c_peer, &len, SOCK_CLOEXEC);
-		if (fd == -1 && !server_stopping && (errno == EMFILE ||
-		    errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
-			/* out of descriptors: wait (holding the lock, so no
-			 * other worker spins either) for some to free up; the
-			 * client stays queued */
-			time_t now = time(NULL);
-
-			if (now != warned)
-				log_warn("accept: %s", strerror(errno));
-			warned = now;
-			nanosleep(&backoff, NULL);
+		/* counted in waiting by whoever let us wait */
+		pthread_mutex_lock(&turn);
+		__atomic_sub_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
+		server_turn = 1;
+		while (server_turn && (s = next_conn()) != NULL) {
+			s->s_conn.c_buf = buf;
+			if (conn_serve(&s->s_conn))
+				conn_park(s);
+			else
+				slot_free(s);
 		}
-		pthread_mutex_unlock(&accept_lock);
-		if (fd == -1) {
-			if (server_stopping)
-				break;
-			continue;
+		if (server_turn) {	/* stopping, and quiet: let the next go */
+			server_turn = 0;
+			pthread_mutex_unlock(&turn);
+			break;
 		}
-		/* busy now: keep a spare worker waiting in accept.  Under a
-		 * burst, start them in batches growing with the pool, so the
-		 * 10,000th client does not wait for 9,999 thread starts in a
-		 * row, one after each accept */
-		if (__atomic_sub_fetch(&idle, 1, __ATOMIC_ACQ_REL) == 0) {
-			int n = 1 + __atomic_load_n(&workers, __ATOMIC_RELAXED) / 16;
-
-			while (n-- > 0 && spawn_worker() == 0)
-				;
-		}
-		__atomic_store_n(slot, fd + 1, __ATOMIC_RELEASE);
-		c.c_fd = fd;
-		c.c_close = 0;
-		c.c_len = 0;
-		c.c_buf = buf;
-		if (ENABLE_LOG || ENABLE_CGI)
-			addr_fmt(&c.c_peer, c.c_addr, sizeof(c.c_addr));
-		conn_serve(&c);
 		/* an idle worker holds no file open: a deleted file's space
 		 * is freed, and descriptors go to connections that need them */
 		file_cache_flush();
-		__atomic_store_n(slot, -1, __ATOMIC_RELEASE);
-		if (server_stopping)
-			break;
-		if (__atomic_add_fetch(&idle, 1, __ATOMIC_ACQ_REL) > SPARE_MAX) {
-			__atomic_sub_fetch(&idle, 1, __ATOMIC_ACQ_REL);
+		if (server_stopping ||
+		    __atomic_load_n(&waiting, __ATOMIC_ACQUIRE) >= SPARE_MAX)
 			break;		/* the burst is over: shrink */
-		}
+		__atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
 	}
-	__atomic_store_n(slot, 0, __ATOMIC_RELEASE);
+	file_cache_flush();
 	__atomic_sub_fetch(&workers, 1, __ATOMIC_ACQ_REL);
 	return NULL;
 }
 
 /*
- * Starts a worker unless MAX_CONNECTIONS workers exist: then new clients
- * wait in the listen queue until one is free.  Returns 0 or -1.
+ * Starts a worker, which then waits for the turn.  At most one thread per
+ * connection plus the turn holder.  Returns 0 or -1.
  */
 static int
 spawn_worker(void)
 {
-	static int hint;
 	pthread_t t;
-	int i, zero, *slot;
 
 	if (__atomic_add_fetch(&workers, 1, __ATOMIC_ACQ_REL) >
-	    CONFIG_MAX_CONNECTIONS) {
+	    CONFIG_MAX_CONNECTIONS + 1) {
 		__atomic_sub_fetch(&workers, 1, __ATOMIC_ACQ_REL);
 		return -1;
 	}
-	/* workers <= MAX_CONNECTIONS, so a free slot exists */
-	for (i = __atomic_load_n(&hint, __ATOMIC_RELAXED);;
-	    i = (i + 1) % CONFIG_MAX_CONNECTIONS) {
-		zero = 0;
-		if (__atomic_compare_exchange_n(&conn_slots[i], &zero, -1, 0,
-		    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			break;
-	}
-	__atomic_store_n(&hint, (i + 1) % CONFIG_MAX_CONNECTIONS,
-	    __ATOMIC_RELAXED);
-	slot = &conn_slots[i];
-	__atomic_add_fetch(&idle, 1, __ATOMIC_ACQ_REL);
-	if (pthread_create(&t, &thread_attr, worker, slot) != 0) {
+	__atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
+	if (pthread_create(&t, &thread_attr, worker, NULL) != 0) {
 		log_warn("pthread_create: %s", strerror(errno));
-		__atomic_sub_fetch(&idle, 1, __ATOMIC_ACQ_REL);
-		__atomic_store_n(slot, 0, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
 		__atomic_sub_fetch(&workers, 1, __ATOMIC_ACQ_REL);
 		return -1;
 	}
@@ -459,14 +690,16 @@ server_run(int ready)
 	pthread_attr_init(&thread_attr);
 	pthread_attr_setdetachstate(&thread_attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&thread_attr, stack);
-	for (i = 0; i < SPARE_START && i < CONFIG_MAX_CONNECTIONS; i++)
-		if (spawn_worker() == -1 && i == 0) {
-			static const char msg[] =
-			    "mrhttpd: cannot start a worker thread\n";
+	/* one worker to begin with: the first slow request starts the next */
+	fcntl(listen_fd, F_SETFL, O_NONBLOCK);
+	if ((epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
+	    (listener_update(), !listening) || spawn_worker() == -1) {
+		static const char msg[] =
+		    "mrhttpd: cannot start the event loop or a worker thread\n";
 
-			(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
-			_exit(1);
-		}
+		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		_exit(1);
+	}
 	if (ready != -1) {
 		/* detached and serving: tell the launcher, then let go of its
 		 * terminal or pipes (stdout stays when it is the log) */
@@ -493,18 +726,16 @@ server_run(int ready)
 			    strerror(errno));
 	}
 
-	/* stop: free the port at once (waking every worker in accept),
-	 * wake connections waiting for a next request, and let replies in
-	 * progress finish for up to 5 s */
+	/* stop: free the port at once, wake every connection (those waiting
+	 * for a next request end; replies in progress go on), and let them
+	 * finish for up to 5 s */
 	server_stopping = 1;
 	shutdown(listen_fd, SHUT_RDWR);
 	log_info("stopping on signal %d", sig);
-	for (i = 0; i < CONFIG_MAX_CONNECTIONS; i++) {
-		int fd = __atomic_load_n(&conn_slots[i], __ATOMIC_ACQUIRE) - 1;
-
-		if (fd >= 0)	/* a stale fd is at worst a file: ENOTSOCK */
-			shutdown(fd, SHUT_RD);
-	}
+	for (i = 0; i < __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE); i++)
+		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) !=
+		    SLOT_FREE)	/* a stale fd is at worst a file: ENOTSOCK */
+			shutdown(slots[i].s_conn.c_fd, SHUT_RD);
 	deadline = now_ms() + 5000;
 	while (__atomic_load_n(&workers, __ATOMIC_ACQUIRE) > 0 &&
 	    now_ms() < deadline) {

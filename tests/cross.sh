@@ -59,8 +59,11 @@ for t in "$@"; do
 	say "the suite on $t under $qemu"
 	start=$(date +%s)
 	# CC must not be inherited: CROSS_COMPILE picks the compiler.
+	# The output is kept, so that the summary at the end can repeat the
+	# failures of every target: a log's tail shows only the last one.
 	if env -u CC CROSS_COMPILE="$t-" LDFLAGS="${LDFLAGS:+$LDFLAGS }-static" \
-	    RUN_WRAPPER="$qemu" prove -I tests/lib tests/t/; then
+	    RUN_WRAPPER="$qemu" prove -I tests/lib tests/t/ 2>&1 |
+	    tee "$tmp/prove-$t.log"; [ "$(tail -n 1 "$tmp/prove-$t.log")" = "Result: PASS" ]; then
 		passed="$passed $t"
 	else
 		failed="$failed $t"
@@ -68,6 +71,11 @@ for t in "$@"; do
 	say "$t took $(($(date +%s) - start)) s"
 done
 
+for t in $failed; do
+	say "failures on $t:"
+	grep -E '^#   Failed test|^# +(got|expected):|Dubious|Failed [0-9]+/|Wstat|Failed tests?:' \
+	    "$tmp/prove-$t.log" | head -n 60
+done
 say "passed:${passed:- none}; failed:${failed:- none}; skipped:${skipped:- none}"
 [ -z "$failed" ] || exit 1
 if [ -n "$skipped" ] && [ "${MRHTTPD_CROSS_REQUIRED:-0}" != 0 ]; then

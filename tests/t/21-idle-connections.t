@@ -1,0 +1,97 @@
+#!/usr/bin/perl
+# Idle keep-alive connections hold no thread: they wait in the epoll set and
+# a thread serves them only while a request is under way.  Checked from the
+# outside: the server's thread count (/proc/PID/task) with hundreds of idle
+# connections, each of them still served afterwards, a stalled client or a
+# slow head that holds up nobody else, the keep-alive timeout of parked
+# connections, and MAX_CONNECTIONS counting parked connections too.
+
+use strict;
+use warnings;
+
+use Test::More;
+use Time::HiRes qw(time sleep);
+use MrhttpdTest;
+
+my $KA = 3;
+my $t = MrhttpdTest->new(conf => { KEEPALIVE_TIMEOUT => $KA, REQUEST_TIMEOUT => 10 });
+$t->write_file('a.txt', "aaa\n");
+$t->write_file('big.bin', 'x' x (16 << 20));
+$t->run();
+
+sub threads { my @t = glob('/proc/' . $t->pid . '/task/*'); return scalar @t }
+sub get { my ($s, $path) = @_;
+	http_send($s, "GET $path HTTP/1.1\r\nHost: x\r\n\r\n") or return undef;
+	return read_response($s, timeout => 10) }
+
+# --- hundreds of idle connections, a handful of threads ----------------------
+my $N = $ENV{RUN_WRAPPER} ? 100 : 300;
+my @idle;
+for my $i (1 .. $N) {
+	my $s = http_connect();
+	my $r = get($s, '/a.txt');
+	last unless $r && $r->{status} == 200;
+	push @idle, $s;
+}
+is(scalar @idle, $N, "$N keep-alive connections, one request each");
+my $threads = threads();
+# qemu-user adds a thread of its own; a thread per connection would be 300
+cmp_ok($threads, '<=', 8, "$N idle connections: $threads threads in the server");
+my $ok = 0;
+for my $s (reverse @idle) {
+	my $r = get($s, '/a.txt');
+	$ok++ if $r && $r->{status} == 200 && $r->{body} eq "aaa\n";
+}
+is($ok, $N, 'each idle connection is served again, in any order');
+
+# --- a stalled download and a slow head stall nobody else --------------------
+{
+	my $stall = http_connect();
+	http_send($stall, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+	my $slow = http_connect();
+	http_send($slow, "GET /a.txt HTTP/1.1\r\nHo");
+	sleep 0.3;
+	my $t0 = time;
+	my $r = get($idle[0], '/a.txt');
+	is($r && $r->{status}, 200, 'served while a download stalls and a head dawdles');
+	cmp_ok(time - $t0, '<', $ENV{RUN_WRAPPER} ? 5 : 2, '... promptly');
+	my $s = http_connect();
+	$r = get($s, '/a.txt');
+	is($r && $r->{status}, 200, 'a new client too');
+	http_send($slow, "st: x\r\n\r\n");
+	$r = read_response($slow, timeout => 10);
+	is($r && $r->{body}, "aaa\n", 'the slow head, finished, is answered');
+	# the stalled client reads at last: every byte arrives
+	my $rr = read_response($stall, timeout => 60);
+	is($rr && length $rr->{body}, 16 << 20, 'the stalled download completes intact');
+}
+
+# --- parked connections still time out ---------------------------------------
+{
+	my $s = http_connect();
+	ok(get($s, '/a.txt'), 'a connection for the keep-alive timeout');
+	my $t0 = time;
+	my $el = wait_closed($s, $KA + 5);
+	ok(defined $el, 'a parked connection is closed after KEEPALIVE_TIMEOUT');
+	cmp_ok($el // 99, '>=', $KA - 0.5, '... not before it') if defined $el;
+	@idle = ();	# and these were idle as long
+}
+
+# --- MAX_CONNECTIONS counts the parked ---------------------------------------
+{
+	my $m = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 4, KEEPALIVE_TIMEOUT => 30 });
+	$m->write_file('a.txt', "aaa\n");
+	$m->run();
+	my @held = map { my $s = http_connect(); get($s, '/a.txt'); $s } 1 .. 4;
+	my $fifth = http_connect();
+	http_send($fifth, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+	ok(!defined read_response($fifth, timeout => 1),
+		'MAX_CONNECTIONS=4, 4 idle: the fifth client waits in the backlog');
+	close(shift @held);
+	my $r = read_response($fifth, timeout => 10);
+	is($r && $r->{status}, 200, 'one closes: the fifth is served');
+	$r = get($held[0], '/a.txt');
+	is($r && $r->{status}, 200, 'the others are still served');
+}
+
+$t->done_testing();
