@@ -220,7 +220,7 @@ env_build(struct env *e, struct conn *c, struct request *r,
 
 	/* the two ends of the connection */
 	env_str(e, "REMOTE_ADDR", c->c_addr);
-	env_num(e, "REMOTE_PORT", ntohs(((struct sockaddr_in *)&c->c_peer)->sin_port));
+	env_num(e, "REMOTE_PORT", c->c_port);
 	strcpy(addr, "-");
 	if (getsockname(c->c_fd, (struct sockaddr *)&ss, &len) == 0) {
 		addr_fmt(&ss, addr, sizeof(addr));

@@ -170,15 +170,16 @@ struct conn {
 	int		 c_fd;
 	int		 c_close;	/* reply with Connection: close, then close */
 	int		 c_fresh;	/* the first request: no cached stat */
+	unsigned short	 c_port;	/* peer port */
+	char		 c_addr[46];	/* peer address, printable */
 	size_t		 c_pos;		/* end of what the request has used of c_buf */
-	struct body	*c_body;	/* the current request's body */
-	struct sockaddr_storage c_peer;
-	char		 c_addr[48];	/* peer address, printable */
 	size_t		 c_len;		/* bytes in c_buf, at most HEAD_MAX */
+	struct body	*c_body;	/* the current request's body */
 	/*
-	 * On the thread's stack: HEAD_MAX bytes for the request, then room
-	 * for PATH_MAX_LEN of scratch behind whatever was received (the
+	 * On the serving thread's stack: HEAD_MAX bytes for the request, then
+	 * room for PATH_MAX_LEN of scratch behind whatever was received (the
 	 * decoded path goes there, in the page the request already uses).
+	 * A connection is parked only with nothing left in it.
 	 */
 	char		*c_buf;
 };

@@ -62,15 +62,19 @@ struct slot {
 	long long	 s_since;	/* parked since, monotonic ms */
 	int		 s_state;	/* SLOT_*, atomic */
 	int		 s_added;	/* in the epoll set */
+	int		 s_next;	/* free: the next free slot, or -1 */
 };
 /*
  * One slot per connection.  Only the turn holder claims slots (it is the
  * only one that accepts) and takes parked ones; the thread serving a
  * connection parks or frees its slot.  s_state changes with atomic
- * stores and compare-and-swap: no lock.
+ * stores and compare-and-swap: no lock.  Free slots are reused last in,
+ * first out, so the table's memory in use follows the most connections
+ * ever open at once, not how many came and went.
  */
 static struct slot slots[CONFIG_MAX_CONNECTIONS];
-static int slots_hi;		/* slots in use are below this, atomic */
+static int slots_hi;		/* slots ever used are below this, atomic */
+static int free_top = -1;	/* stack of freed slots, atomic */
 static int conns;		/* open connections, atomic */
 
 /* The turn holder's own state: its batch of events, the next sweep. */
@@ -390,7 +394,14 @@ listener_update(void)
 static void
 slot_free(struct slot *s)
 {
+	int top = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE);
+
 	__atomic_store_n(&s->s_state, SLOT_FREE, __ATOMIC_RELEASE);
+	/* push; only the turn holder pops, so no ABA */
+	do
+		s->s_next = top;
+	while (!__atomic_compare_exchange_n(&free_top, &top, (int)(s - slots),
+	    1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
 	if (__atomic_sub_fetch(&conns, 1, __ATOMIC_ACQ_REL) <
 	    CONFIG_MAX_CONNECTIONS &&
 	    !__atomic_load_n(&listening, __ATOMIC_ACQUIRE))
@@ -465,22 +476,17 @@ sweep(long long now)
 static struct slot *
 conn_accept(void)
 {
-	static int hint;
 	static time_t warned;
+	struct sockaddr_storage peer;
 	struct slot *s;
-	socklen_t len;
+	socklen_t len = sizeof(peer);
 	int i, fd;
 
 	if (__atomic_load_n(&conns, __ATOMIC_ACQUIRE) >= CONFIG_MAX_CONNECTIONS)
 		return NULL;	/* a stale event: the listener is out */
-	/* fewer than MAX_CONNECTIONS are open, so a free slot exists, and
-	 * only the turn holder claims slots */
-	for (i = hint; __atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) !=
-	    SLOT_FREE; i = (i + 1) % CONFIG_MAX_CONNECTIONS)
-		;
-	s = &slots[i];
-	len = sizeof(s->s_conn.c_peer);
-	fd = accept4(listen_fd, (struct sockaddr *)&s->s_conn.c_peer, &len,
+	/* fewer than MAX_CONNECTIONS are open, so a slot is on the free stack
+	 * or was never used; only the turn holder takes one */
+	fd = accept4(listen_fd, (struct sockaddr *)&peer, &len,
 	    SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd == -1) {
 		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
@@ -498,17 +504,25 @@ conn_accept(void)
 			listener_update();
 		return NULL;
 	}
-	hint = (i + 1) % CONFIG_MAX_CONNECTIONS;
-	if (i >= __atomic_load_n(&slots_hi, __ATOMIC_RELAXED))
+	i = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE);
+	while (i != -1 && !__atomic_compare_exchange_n(&free_top, &i,
+	    slots[i].s_next, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+	if (i == -1) {
+		i = __atomic_load_n(&slots_hi, __ATOMIC_RELAXED);
 		__atomic_store_n(&slots_hi, i + 1, __ATOMIC_RELEASE);
+	}
+	s = &slots[i];
 	s->s_conn.c_fd = fd;
 	s->s_conn.c_close = 0;
 	s->s_conn.c_fresh = 1;
 	s->s_conn.c_len = 0;
 	s->s_added = 0;
-	if (ENABLE_LOG || ENABLE_CGI)
-		addr_fmt(&s->s_conn.c_peer, s->s_conn.c_addr,
-		    sizeof(s->s_conn.c_addr));
+	if (ENABLE_LOG || ENABLE_CGI) {
+		/* sin_port and sin6_port share their offset */
+		s->s_conn.c_port = ntohs(((struct sockaddr_in *)&peer)->sin_port);
+		addr_fmt(&peer, s->s_conn.c_addr, sizeof(s->s_conn.c_addr));
+	}
 	__atomic_store_n(&s->s_state, SLOT_ACTIVE, __ATOMIC_RELEASE);
 	if (__atomic_add_fetch(&conns, 1, __ATOMIC_ACQ_REL) >=
 	    CONFIG_MAX_CONNECTIONS)
