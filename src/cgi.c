@@ -258,6 +258,20 @@ env_build(struct env *e, struct conn *c, struct request *r,
 /* --- the program ------------------------------------------------------------- */
 
 /*
+ * Signals the program's process group, or the program alone while it has
+ * no group of its own yet: where posix_spawn returns before the child has
+ * run setpgid() (qemu-user turns its vfork into a fork), the group does
+ * not exist for a while, and a child that never gets that far must still
+ * be ended, or waitpid() below waits for it for ever.
+ */
+static void
+cgi_signal(pid_t pid, int sig)
+{
+	if (kill(-pid, sig) == -1 && errno == ESRCH)
+		kill(pid, sig);
+}
+
+/*
  * Ends the program: SIGTERM to its process group, SIGKILL a second later
  * if it is still there; always reaped.
  */
@@ -267,7 +281,7 @@ cgi_kill(struct cgi *g)
 	long long until;
 	int st;
 
-	kill(-g->g_pid, SIGTERM);
+	cgi_signal(g->g_pid, SIGTERM);
 	for (until = now_ms() + 1000; now_ms() < until;) {
 		if (waitpid(g->g_pid, &st, WNOHANG) == g->g_pid) {
 			kill(-g->g_pid, SIGKILL);	/* its children too */
@@ -277,7 +291,7 @@ cgi_kill(struct cgi *g)
 
 		nanosleep(&t, NULL);
 	}
-	kill(-g->g_pid, SIGKILL);
+	cgi_signal(g->g_pid, SIGKILL);
 	while (waitpid(g->g_pid, &st, 0) == -1 && errno == EINTR)
 		;
 }

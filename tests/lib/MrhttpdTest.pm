@@ -48,6 +48,15 @@ our $PORT;		# port of the server started last; the helpers' default
 our $ADDR = '127.0.0.1';
 my @instances;		# every server object, for teardown
 
+# qemu-user runs a guest's vfork (posix_spawn, so every CGI program) as a
+# fork of the whole multi-threaded emulator.  Its GLib slice allocator's
+# locks are not taken across that fork: when another server thread holds
+# one at that moment, the child hangs in a futex for ever, before it execs
+# or even joins its own process group.  GLib before 2.76 (qemu 7.2 in
+# Debian 12 links 2.74) reads G_SLICE at start-up; always-malloc makes it
+# use malloc, which glibc's fork does protect.
+$ENV{G_SLICE} //= 'always-malloc' if ($ENV{RUN_WRAPPER} // '') =~ /qemu/;
+
 my %DEFAULTS = (
 	PUBLIC_DIR => '/srv/unused',
 	DETACH => 0,
