@@ -1,6 +1,7 @@
 /*
- * server.c - listen, accept, one detached thread per connection, and the
- * keep-alive loop: read a head, parse it, serve it, log it, repeat.
+ * server.c - listen, accept, park idle connections in epoll, hand each
+ * request to a thread, and the keep-alive loop: read a head, parse it,
+ * serve it, log it, repeat.
  */
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -56,12 +57,21 @@ enum {
 	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
 };
 
-enum { SLOT_FREE, SLOT_ACTIVE, SLOT_PARKING, SLOT_PARKED };
+/*
+ * A connection's state.  The socket stays in the epoll set, edge-triggered,
+ * while its requests are served on the turn holder, so parking it again
+ * costs no system call: input that arrives while it is ACTIVE makes the
+ * turn holder mark it PENDING, and its thread, failing to park it, reads
+ * again instead.  A thread that gives the turn away (it may block) takes
+ * its connection out of the set meanwhile, so that a long upload does not
+ * wake the turn holder for every packet.
+ */
+enum { SLOT_FREE, SLOT_ACTIVE, SLOT_PENDING, SLOT_PARKED };
 struct slot {
 	struct conn	 s_conn;
 	long long	 s_since;	/* parked since, monotonic ms */
 	int		 s_state;	/* SLOT_*, atomic */
-	int		 s_added;	/* in the epoll set */
+	int		 s_added;	/* in the epoll set (its thread's to change) */
 	int		 s_next;	/* free: the next free slot, or -1 */
 };
 /*
@@ -410,34 +420,38 @@ slot_free(struct slot *s)
 
 /*
  * Parks a connection between requests: its next input wakes the turn
- * holder.  EPOLLONESHOT, so that one event hands it to one thread.
+ * holder.  Returns 1 when done with it (parked, or closed), 0 when input
+ * came meanwhile and it must be served again.
  */
-static void
+static int
 conn_park(struct slot *s)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT,
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET,
 	    .data.u32 = (uint32_t)(s - slots) };
-	int added = s->s_added, st = SLOT_PARKING;
+	int st = SLOT_ACTIVE;
 
 	if (server_stopping) {
 		close(s->s_conn.c_fd);
 		slot_free(s);
-		return;
+		return 1;
 	}
-	s->s_added = 1;
+	/* added, input already there is reported at once: then the turn
+	 * holder marks the slot PENDING, and the exchange below fails */
+	if (!s->s_added) {
+		if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->s_conn.c_fd, &ev) == -1) {
+			log_warn("epoll_ctl: %s", strerror(errno));
+			close(s->s_conn.c_fd);
+			slot_free(s);
+			return 1;
+		}
+		s->s_added = 1;
+	}
 	s->s_since = now_ms();
-	__atomic_store_n(&s->s_state, SLOT_PARKING, __ATOMIC_RELEASE);
-	if (epoll_ctl(epfd, added ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
-	    s->s_conn.c_fd, &ev) == -1) {
-		log_warn("epoll_ctl: %s", strerror(errno));
-		close(s->s_conn.c_fd);
-		slot_free(s);
-		return;
-	}
-	/* from here the turn holder may have taken it already: then the
-	 * exchange fails, as it should */
-	__atomic_compare_exchange_n(&s->s_state, &st, SLOT_PARKED, 0,
-	    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+	if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_PARKED, 0,
+	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return 1;
+	__atomic_store_n(&s->s_state, SLOT_ACTIVE, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /*
@@ -586,17 +600,19 @@ next_conn(void)
 				return s;
 			continue;
 		}
-		/* parked, or still parking: either way it is ours now.  Any
-		 * other state is a stale event for a slot since reused */
+		/* parked: ours now.  Active: tell its thread to read again.
+		 * Free (or pending already): nothing to do; the event is
+		 * stale, from a connection closed since */
 		s = &slots[tag];
-		st = SLOT_PARKED;
-		if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE,
-		    0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			return s;
-		st = SLOT_PARKING;
-		if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE,
-		    0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			return s;
+		st = __atomic_load_n(&s->s_state, __ATOMIC_ACQUIRE);
+		while (st == SLOT_PARKED || st == SLOT_ACTIVE)
+			if (__atomic_compare_exchange_n(&s->s_state, &st,
+			    st == SLOT_PARKED ? SLOT_ACTIVE : SLOT_PENDING, 0,
+			    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				if (st == SLOT_PARKED)
+					return s;
+				break;
+			}
 	}
 }
 
@@ -606,10 +622,16 @@ static int spawn_worker(void);
  * About to block: hands the turn to a waiting thread (starting one when
  * none waits), and goes on with this request alone.
  */
+static __thread struct slot *serving;	/* this thread's connection */
+
 void
 server_yield_turn(void)
 {
 	server_turn = 0;
+	if (serving != NULL && serving->s_added) {
+		epoll_ctl(epfd, EPOLL_CTL_DEL, serving->s_conn.c_fd, NULL);
+		serving->s_added = 0;
+	}
 	if (__atomic_load_n(&waiting, __ATOMIC_ACQUIRE) == 0)
 		spawn_worker();
 	pthread_mutex_unlock(&turn);
@@ -634,10 +656,16 @@ worker(void *arg)
 		server_turn = 1;
 		while (server_turn && (s = next_conn()) != NULL) {
 			s->s_conn.c_buf = buf;
-			if (conn_serve(&s->s_conn))
-				conn_park(s);
-			else
-				slot_free(s);
+			serving = s;
+			for (;;) {
+				if (!conn_serve(&s->s_conn)) {
+					slot_free(s);
+					break;
+				}
+				if (conn_park(s))
+					break;
+			}
+			serving = NULL;
 		}
 		if (server_turn) {	/* stopping, and quiet: let the next go */
 			server_turn = 0;
