@@ -89,6 +89,7 @@ auth_file_check(const char *v)
 			break;
 	if (u == nusers)
 		return 0;
+	server_yield();		/* crypt(3) takes milliseconds */
 	pthread_mutex_lock(&crypt_lock);
 	h = crypt(pass, users[u].u_hash);
 	if (h != NULL && (n = strlen(users[u].u_hash)) == strlen(h) && n > 0) {

@@ -57,8 +57,15 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 		if (conn_write(c, cont, sizeof(cont) - 1) == -1)
 			return -1;
 	}
-	/* each wait for more of the body may last REQUEST_TIMEOUT, and not
-	 * past the caller's deadline (CGI_TIMEOUT) */
+	/* what has arrived, without waiting (and without giving the turn
+	 * away); then each wait for more of the body may last
+	 * REQUEST_TIMEOUT, and not past the caller's deadline (CGI_TIMEOUT) */
+	{
+		ssize_t r = conn_read(c, buf, n);
+
+		if (r >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+			return r;
+	}
 	{
 		long long ms = CONFIG_REQUEST_TIMEOUT * 1000LL;
 

@@ -66,6 +66,7 @@ ext_file_type(const char *rel, char *out, size_t outsz)
 	strcpy(full + plen, rel);
 	if (pipe2(pfd, O_CLOEXEC) == -1)
 		return -1;
+	server_yield();		/* a program to start and wait for */
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
 	if (posix_spawn(&pid, CONFIG_EXT_FILE_CMD, &fa, NULL, argv, envp) != 0)

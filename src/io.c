@@ -27,6 +27,11 @@ conn_read(struct conn *c, void *buf, size_t n)
 	do
 		r = read(c->c_fd, buf, n);
 	while (r == -1 && errno == EINTR);
+	/* a full read may have left more behind: the connection must not be
+	 * parked before reading again, as epoll (edge-triggered) will not
+	 * report input that was already there */
+	if (r > 0 && (size_t)r == n)
+		__atomic_store_n(&c->c_more, 1, __ATOMIC_RELAXED);
 	return r;
 }
 

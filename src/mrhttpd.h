@@ -170,6 +170,7 @@ struct conn {
 	int		 c_fd;
 	int		 c_close;	/* reply with Connection: close, then close */
 	int		 c_fresh;	/* the first request: no cached stat */
+	int		 c_more;	/* the socket may hold unread input (atomic) */
 	unsigned short	 c_port;	/* peer port */
 	char		 c_addr[46];	/* peer address, printable */
 	size_t		 c_pos;		/* end of what the request has used of c_buf */

@@ -91,6 +91,7 @@ static int conns;		/* open connections, atomic */
 static struct epoll_event evs[EV_BATCH];
 static int ev_n, ev_i;
 static long long next_sweep, accept_paused;
+static int pausing;		/* accept_paused is set; atomic, for all */
 static int cache_used, stop_quiet;
 
 /* The listener is out of the epoll set while MAX_CONNECTIONS are open. */
@@ -204,7 +205,13 @@ read_head(struct conn *c, struct request *r)
 			return rc;
 		if (c->c_len >= HEAD_MAX)
 			return -431;
-		if (c->c_len > 0) {
+		n = conn_read(c, c->c_buf + c->c_len, HEAD_MAX - c->c_len);
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (c->c_len == 0) {
+				/* between requests, and the socket is drained */
+				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
+				return HEAD_IDLE;
+			}
 			/* mid-head: the whole head gets REQUEST_TIMEOUT */
 			now = now_ms();
 			if (deadline == 0)
@@ -212,11 +219,6 @@ read_head(struct conn *c, struct request *r)
 			if (now >= deadline ||
 			    conn_wait_readable(c, (int)(deadline - now)) == 0)
 				return -408;
-		}
-		n = conn_read(c, c->c_buf + c->c_len, HEAD_MAX - c->c_len);
-		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if (c->c_len == 0)
-				return HEAD_IDLE;	/* between requests */
 			continue;
 		}
 		if (n <= 0)
@@ -247,11 +249,8 @@ authorized(const struct request *r)
 	}
 	if ((CONFIG_AUTH_METHODS & bit) == 0)
 		return 1;
-	if (ENABLE_AUTH_FILE) {
-		server_yield();		/* crypt(3) takes milliseconds */
-		if (auth_file_check(r->req_authorization))
-			return 1;
-	}
+	if (ENABLE_AUTH_FILE && auth_file_check(r->req_authorization))
+		return 1;
 	if (settings.set_auth_len == 0)
 		return 0;	/* AUTH_FILE alone */
 	if (got == NULL)
@@ -373,9 +372,11 @@ conn_serve(struct conn *c)
 		used = c->c_pos;
 		c->c_len -= used;
 		c->c_fresh = 0;
-		if (c->c_len == 0)
+		if (c->c_len == 0 &&
+		    !__atomic_load_n(&c->c_more, __ATOMIC_RELAXED))
 			return 1;
-		memmove(c->c_buf, c->c_buf + used, c->c_len);
+		if (c->c_len > 0)
+			memmove(c->c_buf, c->c_buf + used, c->c_len);
 	}
 }
 
@@ -392,7 +393,8 @@ listener_update(void)
 	int want;
 
 	pthread_mutex_lock(&listen_lock);
-	want = !server_stopping && accept_paused == 0 &&
+	want = !server_stopping &&
+	    !__atomic_load_n(&pausing, __ATOMIC_RELAXED) &&
 	    __atomic_load_n(&conns, __ATOMIC_ACQUIRE) < CONFIG_MAX_CONNECTIONS;
 	if (want != listening && epoll_ctl(epfd, want ? EPOLL_CTL_ADD :
 	    EPOLL_CTL_DEL, listen_fd, &ev) == 0)
@@ -404,7 +406,7 @@ listener_update(void)
 static void
 slot_free(struct slot *s)
 {
-	int top = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE);
+	int top = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE), n;
 
 	__atomic_store_n(&s->s_state, SLOT_FREE, __ATOMIC_RELEASE);
 	/* push; only the turn holder pops, so no ABA */
@@ -412,9 +414,11 @@ slot_free(struct slot *s)
 		s->s_next = top;
 	while (!__atomic_compare_exchange_n(&free_top, &top, (int)(s - slots),
 	    1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
-	if (__atomic_sub_fetch(&conns, 1, __ATOMIC_ACQ_REL) <
-	    CONFIG_MAX_CONNECTIONS &&
-	    !__atomic_load_n(&listening, __ATOMIC_ACQUIRE))
+	/* below the cap: back in the set.  At MAX - 1 always ask (under the
+	 * lock): the turn holder may be taking it out this very moment */
+	n = __atomic_sub_fetch(&conns, 1, __ATOMIC_ACQ_REL);
+	if (n == CONFIG_MAX_CONNECTIONS - 1 || (n < CONFIG_MAX_CONNECTIONS &&
+	    !__atomic_load_n(&listening, __ATOMIC_ACQUIRE)))
 		listener_update();
 }
 
@@ -426,7 +430,7 @@ slot_free(struct slot *s)
 static int
 conn_park(struct slot *s)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLET,
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | EPOLLET,
 	    .data.u32 = (uint32_t)(s - slots) };
 	int st = SLOT_ACTIVE;
 
@@ -496,6 +500,10 @@ conn_accept(void)
 	socklen_t len = sizeof(peer);
 	int i, fd;
 
+	if (server_stopping) {
+		listener_update();	/* out of the set for good */
+		return NULL;
+	}
 	if (__atomic_load_n(&conns, __ATOMIC_ACQUIRE) >= CONFIG_MAX_CONNECTIONS)
 		return NULL;	/* a stale event: the listener is out */
 	/* fewer than MAX_CONNECTIONS are open, so a slot is on the free stack
@@ -513,6 +521,7 @@ conn_accept(void)
 				log_warn("accept: %s", strerror(errno));
 			warned = now;
 			accept_paused = now_ms() + 50;
+			__atomic_store_n(&pausing, 1, __ATOMIC_RELAXED);
 			listener_update();
 		} else if (server_stopping)
 			listener_update();
@@ -553,7 +562,7 @@ next_conn(void)
 {
 	struct slot *s;
 	long long now, until;
-	int n, tag, st;
+	int n, tag, st, hup;
 
 	for (;;) {
 		if (stop_quiet)
@@ -564,6 +573,7 @@ next_conn(void)
 				next_sweep = sweep(now);
 			if (accept_paused != 0 && now >= accept_paused) {
 				accept_paused = 0;
+				__atomic_store_n(&pausing, 0, __ATOMIC_RELAXED);
 				listener_update();
 			}
 			/* wake for the next sweep, the end of a pause, to let
@@ -594,7 +604,8 @@ next_conn(void)
 			}
 			continue;
 		}
-		tag = (int)evs[ev_i++].data.u32;
+		tag = (int)evs[ev_i].data.u32;
+		hup = evs[ev_i++].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR);
 		if (tag == EV_LISTENER) {
 			if ((s = conn_accept()) != NULL)
 				return s;
@@ -605,6 +616,10 @@ next_conn(void)
 		 * stale, from a connection closed since */
 		s = &slots[tag];
 		st = __atomic_load_n(&s->s_state, __ATOMIC_ACQUIRE);
+		/* an end or an error, maybe with the last bytes before it:
+		 * one event for both, so read until it shows */
+		if (hup && st != SLOT_FREE)
+			__atomic_store_n(&s->s_conn.c_more, 1, __ATOMIC_RELAXED);
 		while (st == SLOT_PARKED || st == SLOT_ACTIVE)
 			if (__atomic_compare_exchange_n(&s->s_state, &st,
 			    st == SLOT_PARKED ? SLOT_ACTIVE : SLOT_PENDING, 0,
@@ -773,6 +788,17 @@ server_run(int ready)
 	 * finish for up to 5 s */
 	server_stopping = 1;
 	shutdown(listen_fd, SHUT_RDWR);
+	/* the shut listener reports EPOLLHUP: that wakes the turn holder,
+	 * also when the listener was out of the set (MAX_CONNECTIONS) */
+	pthread_mutex_lock(&listen_lock);
+	if (!listening) {
+		struct epoll_event ev = { .events = EPOLLIN,
+		    .data.u32 = (uint32_t)EV_LISTENER };
+
+		if (epoll_ctl(epfd, EPOLL_CTL_ADD, listen_fd, &ev) == 0)
+			__atomic_store_n(&listening, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&listen_lock);
 	log_info("stopping on signal %d", sig);
 	for (i = 0; i < __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE); i++)
 		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) !=
