@@ -422,6 +422,14 @@ slot_free(struct slot *s)
 		listener_update();
 }
 
+/* Ends a connection nobody is serving: parked, or failing to park. */
+static void
+slot_close(struct slot *s)
+{
+	close(s->s_conn.c_fd);
+	slot_free(s);
+}
+
 /*
  * Parks a connection between requests: its next input wakes the turn
  * holder.  Returns 1 when done with it (parked, or closed), 0 when input
@@ -435,8 +443,7 @@ conn_park(struct slot *s)
 	int st = SLOT_ACTIVE;
 
 	if (server_stopping) {
-		close(s->s_conn.c_fd);
-		slot_free(s);
+		slot_close(s);
 		return 1;
 	}
 	/* added, input already there is reported at once: then the turn
@@ -444,8 +451,7 @@ conn_park(struct slot *s)
 	if (!s->s_added) {
 		if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->s_conn.c_fd, &ev) == -1) {
 			log_warn("epoll_ctl: %s", strerror(errno));
-			close(s->s_conn.c_fd);
-			slot_free(s);
+			slot_close(s);
 			return 1;
 		}
 		s->s_added = 1;
@@ -483,8 +489,7 @@ sweep(long long now)
 		st = SLOT_PARKED;
 		if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE,
 		    0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			close(s->s_conn.c_fd);
-			slot_free(s);
+			slot_close(s);
 		}
 	}
 	return next;

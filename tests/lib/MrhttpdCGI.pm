@@ -29,7 +29,7 @@ use IO::Select;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(time sleep);
 
-use MrhttpdTest ();
+use MrhttpdTest qw(slurp spew);
 
 our @EXPORT_OK = qw(cgi_dir script spew slurp wait_for children zombies pool
 	pgrp_members proc_state vm_hwm exchange dechunk);
@@ -41,25 +41,10 @@ sub cgi_dir {
 	return MrhttpdTest::fixed_dir($name);
 }
 
-sub spew {
-	my ($f, $data, $mode) = @_;
-	make_path(dirname($f));
-	open my $fh, '>:raw', $f or die "write $f: $!";
-	print $fh $data;
-	close $fh or die "close $f: $!";
-	chmod $mode // 0644, $f;
-	return $f;
-}
 
 # script(PATH, TEXT): an executable file (mode 0755).
 sub script { return spew($_[0], $_[1], $_[2] // 0755) }
 
-sub slurp {
-	open my $fh, '<:raw', $_[0] or return undef;
-	local $/;
-	my $d = <$fh>;
-	return $d // '';
-}
 
 # wait_for(CODE, SECONDS): polls until CODE returns true; its last value.
 sub wait_for {

@@ -27,7 +27,7 @@ use POSIX qw(:sys_wait_h);
 use Test::More import => [];
 use Time::HiRes qw(time sleep);
 
-use MrhttpdTest ();
+use MrhttpdTest qw(spew);
 
 our @EXPORT_OK = qw(proc_ids proc_stat run_timed port_free);
 
@@ -75,13 +75,6 @@ sub setup {
 	return MrhttpdTest::fixed_dir($name);
 }
 
-sub _spew {
-	my ($f, $data, $mode) = @_;
-	open my $fh, '>:raw', $f or die "write $f: $!";
-	print $fh $data;
-	close $fh or die "close $f: $!";
-	chmod $mode // 0644, $f;
-}
 
 # nobody(): (uid, gid) of the user nobody.
 sub nobody {
@@ -109,10 +102,10 @@ sub make_jail {
 		or die "cp $BUSYBOX: $?";
 	chmod 0755, "$dir/bin/busybox";
 	symlink('busybox', "$dir/bin/sh") or die "symlink: $!";
-	_spew("$dir/htdocs/index.html", "jail index $marker\n");
-	_spew("$dir/private/404.html", "jail 404 page $marker\n");
-	_spew("$dir/etc/passwd", "jailpasswd:$marker:0:0::/:/bin/sh\n");
-	_spew("$dir/secret.txt", "jail secret $marker\n");
+	spew("$dir/htdocs/index.html", "jail index $marker\n");
+	spew("$dir/private/404.html", "jail 404 page $marker\n");
+	spew("$dir/etc/passwd", "jailpasswd:$marker:0:0::/:/bin/sh\n");
+	spew("$dir/secret.txt", "jail secret $marker\n");
 	chown $uid, $gid, "$dir/log" or die "chown $dir/log: $!";
 
 	my $out = `chroot '$dir' /bin/sh -c 'echo ok' 2>&1`;

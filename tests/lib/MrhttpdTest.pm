@@ -39,6 +39,8 @@ use Time::HiRes qw(time sleep);
 
 our @EXPORT = qw(http http_get http_head http_connect http_send read_response
 	wait_closed parse_responses clf_re run_cmd scaled);
+# file helpers, on request: use MrhttpdTest qw(slurp spew http_date)
+our @EXPORT_OK = qw(slurp spew http_date);
 
 our $VERSION = '3.0.0';
 
@@ -164,8 +166,8 @@ sub _build {
 
 	# Rewrite the conf only when it differs, so make does not rebuild.
 	my $conf = "$dir/mrhttpd.conf";
-	my $old = -e $conf ? _slurp($conf) : undef;
-	_spew($conf, $text) unless defined $old && $old eq $text;
+	my $old = -e $conf ? slurp($conf) : undef;
+	spew($conf, $text) unless defined $old && $old eq $text;
 
 	my @cmd = ('make', '-C', $ROOT, '-s', "BUILD=$dir", "CONF=$conf", @args);
 	push @cmd, 'SANITIZE=1' if $sanitize;
@@ -220,7 +222,8 @@ sub run_cmd {
 	return wantarray ? ($?, $out) : $?;
 }
 
-sub _slurp {
+# slurp($file): its bytes, or undef when it cannot be read.
+sub slurp {
 	my ($f) = @_;
 	open my $fh, '<:raw', $f or return undef;
 	local $/;
@@ -228,11 +231,25 @@ sub _slurp {
 	return $d // '';
 }
 
-sub _spew {
-	my ($f, $data) = @_;
+# spew($file, $data, $mode): writes it whole, making missing directories;
+# mode 0644 unless given.  Returns $file.
+sub spew {
+	my ($f, $data, $mode) = @_;
+	make_path(dirname($f));
 	open my $fh, '>:raw', $f or die "write $f: $!";
 	print $fh $data;
 	close $fh or die "close $f: $!";
+	chmod $mode // 0644, $f;
+	return $f;
+}
+
+# http_date($epoch): the IMF-fixdate of RFC 9110, as servers send it.
+sub http_date {
+	my @g = gmtime $_[0];
+	return sprintf('%s, %02d %s %04d %02d:%02d:%02d GMT',
+		(qw(Sun Mon Tue Wed Thu Fri Sat))[$g[6]], $g[3],
+		(qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec))[$g[4]],
+		$g[5] + 1900, @g[2, 1, 0]);
 }
 
 my @fixed_locks;	# held until exit
@@ -319,7 +336,7 @@ sub write_file {
 	my ($self, $path, $content) = @_;
 	my $full = $path =~ m{^/} ? $path : "$self->{htdocs}/$path";
 	make_path(dirname($full));
-	_spew($full, $content);
+	spew($full, $content);
 	return $full;
 }
 
@@ -384,7 +401,7 @@ sub run {
 			$ADDR = $self->{connect_addr};
 			return $self;
 		}
-		my $err = _slurp("$self->{testdir}/stderr.log") // '';
+		my $err = slurp("$self->{testdir}/stderr.log") // '';
 		delete $self->{pid};
 		next if $err =~ /in use/i && $try < 5 && !$opt->{port};
 		diag("mrhttpd did not start: @cmd\nstderr:\n$err");
@@ -472,7 +489,7 @@ sub alive {
 # cpu_time(): utime + stime of the server in seconds, from /proc/PID/stat.
 sub cpu_time {
 	my ($self) = @_;
-	my $stat = _slurp("/proc/$self->{pid}/stat") // return undef;
+	my $stat = slurp("/proc/$self->{pid}/stat") // return undef;
 	$stat =~ s/^.*\)\s+//s;		# comm may contain spaces
 	my @f = split ' ', $stat;	# $f[0] is field 3 (state)
 	my $hz = POSIX::sysconf(POSIX::_SC_CLK_TCK()) || 100;
@@ -487,10 +504,10 @@ sub log {
 	# with a jail, LOG_FILE is a path inside it
 	$f = $self->{conf}{SERVER_ROOT} . $f
 		if $f =~ m{^/} && length($self->{conf}{SERVER_ROOT} // '');
-	return _slurp($f) // '';
+	return slurp($f) // '';
 }
 
-sub stderr { return _slurp("$_[0]->{testdir}/stderr.log") // '' }
+sub stderr { return slurp("$_[0]->{testdir}/stderr.log") // '' }
 
 # teardown(): stop the server if needed, then the three standard checks.
 sub teardown {

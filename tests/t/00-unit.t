@@ -18,6 +18,7 @@ use File::Basename qw(basename dirname);
 use File::Path qw(make_path);
 use POSIX qw(WIFEXITED WEXITSTATUS WIFSIGNALED WTERMSIG);
 use Test::More;
+use MrhttpdTest qw(slurp);
 
 my $root = abs_path(dirname(abs_path(__FILE__)) . '/../..');
 chdir $root or die "chdir $root: $!";
@@ -72,11 +73,6 @@ sub run_cmd {
 	return $status;
 }
 
-sub slurp {
-	open my $fh, '<', $_[0] or return '';
-	local $/;
-	return scalar(<$fh>) // '';
-}
 
 sub describe_status {
 	my ($st) = @_;

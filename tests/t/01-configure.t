@@ -8,7 +8,7 @@ use warnings;
 use File::Path qw(make_path);
 use File::Temp qw(tempdir);
 use Test::More;
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT slurp);
 
 my $root = $MrhttpdTest::ROOT;
 my $tmp = tempdir('mrhttpd-conf-XXXXXXXX', TMPDIR => 1,
@@ -31,11 +31,6 @@ sub configure_with {
 	return ($rc, slurp("$tmp/stdout$n"), slurp("$tmp/stderr$n"), $dir);
 }
 
-sub slurp {
-	open my $fh, '<', $_[0] or return '';
-	local $/;
-	return scalar(<$fh>) // '';
-}
 
 my $ok = "PUBLIC_DIR=/srv/www\n";
 

@@ -12,7 +12,7 @@ use File::Path qw(make_path);
 use IO::Socket::IP;
 use Time::HiRes qw(time sleep);
 use Test::More;
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT slurp);
 use MrhttpdJail qw(proc_ids run_timed port_free);
 
 my $dir = MrhttpdJail::setup('jail-30');
@@ -60,11 +60,6 @@ sub wait_for {
 	return $code->();
 }
 
-sub slurp {
-	open my $fh, '<:raw', $_[0] or return undef;
-	local $/;
-	return scalar <$fh>;
-}
 
 sub body_of {
 	my ($r) = parse_responses($_[0]);

@@ -15,7 +15,7 @@ use Socket qw(SOL_SOCKET SO_RCVBUF);
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(time sleep);
 use Test::More;
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT slurp);
 use MrhttpdJail qw(proc_ids proc_stat run_timed port_free);
 
 my $dir = MrhttpdJail::setup('jail-31');
@@ -29,11 +29,6 @@ my $t = MrhttpdTest->new(conf => MrhttpdJail::conf($jail,
 $t->has(qw(detach pid-file chroot setuid));
 my $bin = $t->binary;
 
-sub slurp {
-	open my $fh, '<:raw', $_[0] or return undef;
-	local $/;
-	return scalar <$fh>;
-}
 
 # launch(@args): starts the binary without -f, stdout and stderr into one
 # pipe.  Returns { rc, secs, pid (of the launcher), eof (seconds from the

@@ -9,7 +9,7 @@ use warnings;
 
 use Time::HiRes qw(time sleep);
 use Test::More;
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT slurp);
 use MrhttpdJail qw(proc_ids run_timed);
 
 my $dir = MrhttpdJail::setup('rc-32');
@@ -29,11 +29,6 @@ my $t = MrhttpdTest->new(conf => MrhttpdJail::conf($jail,
 	PID_FILE => $pidfile, DETACH => 1, BIN_DIR => "$dir/sbin"));
 $t->has(qw(detach pid-file));
 
-sub slurp {
-	open my $fh, '<:raw', $_[0] or return undef;
-	local $/;
-	return scalar <$fh>;
-}
 
 # --- make install -------------------------------------------------------------------
 my $build = $t->binary =~ s{/mrhttpd$}{}r;

@@ -13,7 +13,7 @@ use warnings;
 use Time::Local qw(timegm);
 use Test::More;
 use Time::HiRes ();
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT http_date);
 
 my $t = MrhttpdTest->new(conf => { DEFAULT_INDEX => 'index.html' });
 
@@ -46,14 +46,7 @@ sub parse_date {
 	return timegm($s, $m, $h, $day, $mon, $y);
 }
 
-# imf(TIME): an IMF-fixdate, without the locale's help.
-sub imf {
-	my @g = gmtime $_[0];
-	return sprintf('%s, %02d %s %04d %02d:%02d:%02d GMT',
-		(qw(Sun Mon Tue Wed Thu Fri Sat))[$g[6]], $g[3],
-		(qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec))[$g[4]],
-		$g[5] + 1900, @g[2, 1, 0]);
-}
+# http_date(TIME): an IMF-fixdate, without the locale's help.
 
 # The ETag the server documents: "<inode>-<size>-<mtime sec>.<nsec>" in hex.
 sub expected_etag {
@@ -186,13 +179,13 @@ check_304('If-None-Match list', 'GET', qq{If-None-Match: "x", W/"y",$ETAG , "z"}
 check_304('If-None-Match: *', 'GET', 'If-None-Match: *');
 check_304('If-Modified-Since = Last-Modified', 'GET', "If-Modified-Since: $LM");
 check_304('HEAD with If-Modified-Since', 'HEAD', "If-Modified-Since: $LM");
-check_304('If-Modified-Since later', 'GET', 'If-Modified-Since: ' . imf($MTIME + 86400));
+check_304('If-Modified-Since later', 'GET', 'If-Modified-Since: ' . http_date($MTIME + 86400));
 check_304('If-Modified-Since in RFC 850 form', 'GET',
 	'If-Modified-Since: Sunday, 06-Nov-94 08:49:37 GMT');
 check_304('If-Modified-Since in asctime form', 'GET',
 	'If-Modified-Since: Sun Nov  6 08:49:37 1994');
 check_304('If-None-Match takes precedence over a failing If-Modified-Since', 'GET',
-	"If-None-Match: $ETAG", 'If-Modified-Since: ' . imf($MTIME - 86400));
+	"If-None-Match: $ETAG", 'If-Modified-Since: ' . http_date($MTIME - 86400));
 check_304('If-Match and If-None-Match both match', 'GET',
 	"If-Match: $ETAG", "If-None-Match: $ETAG");
 
@@ -206,7 +199,7 @@ for my $c (
 	['If-None-Match with a changed tag', 'If-None-Match: '
 		. expected_etag($afile, 1)],
 	['If-None-Match with the tag unquoted', 'If-None-Match: ' . substr($ETAG, 1, -1)],
-	['If-Modified-Since a second early', 'If-Modified-Since: ' . imf($MTIME - 1)],
+	['If-Modified-Since a second early', 'If-Modified-Since: ' . http_date($MTIME - 1)],
 	['If-Modified-Since RFC 850 a second early',
 		'If-Modified-Since: Sunday, 06-Nov-94 08:49:36 GMT'],
 	['If-Modified-Since asctime a second early',
@@ -224,10 +217,10 @@ for my $c (
 	['If-Match: *', 'If-Match: *'],
 	['If-Match list with the tag', qq{If-Match: "x", $ETAG}],
 	['If-Unmodified-Since = Last-Modified', "If-Unmodified-Since: $LM"],
-	['If-Unmodified-Since later', 'If-Unmodified-Since: ' . imf(time)],
+	['If-Unmodified-Since later', 'If-Unmodified-Since: ' . http_date(time)],
 	['invalid If-Unmodified-Since (ignored)', 'If-Unmodified-Since: soon'],
 	['If-Match matches: If-Unmodified-Since ignored',
-		"If-Match: $ETAG", 'If-Unmodified-Since: ' . imf($MTIME - 86400)],
+		"If-Match: $ETAG", 'If-Unmodified-Since: ' . http_date($MTIME - 86400)],
 ) {
 	my ($what, @h) = @$c;
 	my ($r) = one('GET', '/a.txt', @h);
@@ -242,13 +235,13 @@ for my $c (
 	['If-Match with the weak tag (strong comparison)', "If-Match: W/$ETAG"],
 	['If-Match list without the tag', qq{If-Match: "x", "y"}],
 	['If-Unmodified-Since before the mtime',
-		'If-Unmodified-Since: ' . imf($MTIME - 1)],
+		'If-Unmodified-Since: ' . http_date($MTIME - 1)],
 	['If-Unmodified-Since in RFC 850 form, before',
 		'If-Unmodified-Since: Sunday, 06-Nov-94 08:49:36 GMT'],
 	['If-Match fails, If-None-Match would give 304 (If-Match first)',
 		qq{If-Match: "other"}, "If-None-Match: $ETAG"],
 	['If-Unmodified-Since fails, If-None-Match would give 304',
-		'If-Unmodified-Since: ' . imf($MTIME - 1), "If-None-Match: $ETAG"],
+		'If-Unmodified-Since: ' . http_date($MTIME - 1), "If-None-Match: $ETAG"],
 	['If-Match fails, If-Unmodified-Since would pass',
 		qq{If-Match: "other"}, "If-Unmodified-Since: $LM"],
 	['If-Match fails with a Range', qq{If-Match: "other"}, 'Range: bytes=0-1'],
@@ -326,7 +319,7 @@ is(status_of('GET', '/missing.txt', "If-Modified-Since: $LM"), 404,
 		["GET", 'If-Match: "x"', 412, undef],
 		["HEAD", '', 200, ''],
 		["GET", "If-Modified-Since: $LM", 304, ''],
-		["GET", 'If-Unmodified-Since: ' . imf($MTIME - 5), 412, undef],
+		["GET", 'If-Unmodified-Since: ' . http_date($MTIME - 5), 412, undef],
 		["GET", "If-None-Match: \"x\"\r\nIf-Modified-Since: $LM", 200, $txt],
 	);
 	my $s = http_connect();
@@ -372,7 +365,7 @@ is(status_of('GET', '/missing.txt', "If-Modified-Since: $LM"), 404,
 	is($r->{status}, 200, 'changed file, old ETag, new connection: 200');
 	is($r->{body}, "version two, longer\n", 'changed file: new body');
 	is($r->{headers}{etag}, $new, 'changed file: new ETag');
-	is($r->{headers}{'last-modified'}, imf($MTIME + 3600), 'changed file: new Last-Modified');
+	is($r->{headers}{'last-modified'}, http_date($MTIME + 3600), 'changed file: new Last-Modified');
 	is(status_of('GET', '/change.txt', "If-Modified-Since: $LM"), 200,
 		'changed file: If-Modified-Since the old date: 200');
 	is(status_of('GET', '/change.txt', "If-None-Match: $new"), 304,

@@ -18,7 +18,7 @@ use IO::Socket::IP;
 use POSIX ();
 use Test::More;
 use Time::HiRes ();
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT slurp spew);
 
 # The same conf as 10-static.t, so the builds are shared.
 my $t = MrhttpdTest->new(conf => { DEFAULT_INDEX => 'index.html' });
@@ -413,16 +413,6 @@ huge_ranges($t, 'sendfile');
 my $url = 'http://127.0.0.1:' . $t->port;
 my $dir = $t->testdir;
 
-sub slurp {
-	open my $fh, '<:raw', $_[0] or return '';
-	local $/;
-	return <$fh> // '';
-}
-sub spew {
-	open my $fh, '>:raw', $_[0] or die "$_[0]: $!";
-	print $fh $_[1];
-	close $fh;
-}
 sub same_as_big {
 	my ($file, $what) = @_;
 	my $got = slurp($file);

@@ -20,7 +20,7 @@ use File::Temp qw(tempdir);
 use JSON::PP ();
 use POSIX ();
 use Test::More;
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT slurp);
 
 my $MTIME = 981173106;			# 2001-02-03T04:05:06Z
 my $ISO = '2001-02-03T04:05:06Z';
@@ -280,11 +280,6 @@ sub xml_wellformed {
 	return @stack ? 'unclosed elements' : '';
 }
 
-sub slurp {
-	open my $fh, '<:raw', $_[0] or return '';
-	local $/;
-	return <$fh> // '';
-}
 
 sub with_file {
 	my ($data, $suffix) = @_;

@@ -27,7 +27,7 @@ use POSIX ();
 use Socket qw(SHUT_WR);
 use Time::HiRes qw(time sleep);
 use Test::More;
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT slurp spew);
 
 # --- re-run in a private mount namespace (root only) -------------------------------
 if (!$ENV{MRHTTPD_TEST_PUT_NS} && $> == 0 && MrhttpdTest::find_prog('unshare')
@@ -45,20 +45,7 @@ my $ALLOW = 'GET, HEAD, OPTIONS';
 ###############################################################################
 # Helpers
 
-sub slurp {
-	my ($f) = @_;
-	open my $fh, '<:raw', $f or return undef;
-	local $/;
-	my $d = <$fh>;
-	return $d // '';
-}
 
-sub spew {
-	my ($f, $d) = @_;
-	open my $fh, '>:raw', $f or die "write $f: $!";
-	print $fh $d;
-	close $fh or die "close $f: $!";
-}
 
 sub md5_file {
 	my ($f) = @_;

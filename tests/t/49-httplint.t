@@ -20,7 +20,7 @@ use IO::Compress::Gzip qw(gzip $GzipError);
 use JSON::PP;
 use Test::More;
 use Time::HiRes ();
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT slurp spew http_date);
 
 my $SPEC = $ENV{MRHTTPD_HTTPLINT} // 'httplint==2026.10.4';
 
@@ -229,25 +229,8 @@ sub capture {
 	}
 }
 
-sub slurp {
-	open my $fh, '<:raw', $_[0] or return '';
-	local $/;
-	return <$fh> // '';
-}
 
-sub spew {
-	open my $fh, '>:raw', $_[0] or die "$_[0]: $!";
-	print $fh $_[1];
-	close $fh or die "$_[0]: $!";
-}
 
-sub http_date {
-	my @g = gmtime $_[0];
-	return sprintf('%s, %02d %s %04d %02d:%02d:%02d GMT',
-		(qw(Sun Mon Tue Wed Thu Fri Sat))[$g[6]], $g[3],
-		(qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec))[$g[4]],
-		$g[5] + 1900, @g[2, 1, 0]);
-}
 
 # httplint_python($spec): a python with httplint importable, from a venv in
 # tests/build/ made on first use; (path) or (undef, reason).
