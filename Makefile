@@ -38,17 +38,40 @@ BUILD ?= src
 CONF ?= mrhttpd.conf
 SANITIZE ?=
 
+# Hardening, on unless HARDEN=0 (doc/SECURITY.md): an overflow that slips
+# through must abort loudly, not corrupt quietly.  Stack protector, fortified
+# libc calls (level 3 where the compiler and libc have it; musl ignores it),
+# full RELRO, and PIE for dynamic builds.  Static builds stay non-PIE:
+# Debian's musl-gcc and cross toolchains cannot link static-pie.
+HARDEN ?= 1
+ifeq ($(HARDEN),1)
+HARDEN_CFLAGS = -fstack-protector-strong
+HARDEN_LDFLAGS = -Wl,-z,relro -Wl,-z,now
+ifeq ($(filter -static,$(LDFLAGS)),)
+HARDEN_CFLAGS += -fPIE
+HARDEN_LDFLAGS += -pie
+endif
+ifneq ($(SANITIZE),1)
+FORTIFY_LEVEL := $(shell printf '\043include <stdio.h>\n\043if __USE_FORTIFY_LEVEL < 3\n\043error\n\043endif\n' | \
+	$(CC) -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3 -x c -c -o /dev/null - \
+	2>/dev/null && echo 3 || echo 2)
+HARDEN_CPPFLAGS = -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=$(FORTIFY_LEVEL)
+endif
+endif
+
 WARN = -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
 	-Wmissing-declarations -Wshadow -Wpointer-arith -Wsign-compare
 ifeq ($(SANITIZE),1)
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -g
 endif
-FINAL_CFLAGS = -std=gnu99 $(WARN) $(SIZE_CFLAGS) $(CFLAGS) $(SAN) -pthread
+FINAL_CFLAGS = -std=gnu99 $(WARN) $(SIZE_CFLAGS) $(HARDEN_CFLAGS) $(CFLAGS) \
+	$(SAN) -pthread
 # 64-bit off_t on 32-bit glibc targets too (arm, mips): else files over
 # 2 GiB cannot be opened and large Range values wrap
-FINAL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I$(BUILD) -Isrc $(CPPFLAGS)
-FINAL_LDFLAGS = $(SIZE_LDFLAGS) $(LDFLAGS) $(SAN) -pthread
+FINAL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(HARDEN_CPPFLAGS) \
+	-I$(BUILD) -Isrc $(CPPFLAGS)
+FINAL_LDFLAGS = $(SIZE_LDFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS) $(SAN) -pthread
 
 ifndef V
 Q_CC = @printf '  CC      %s\n' $@;
@@ -60,7 +83,9 @@ endif
 # configuration changes.
 -include $(BUILD)/config.mk
 
-OBJS-y = main.o server.o request.o response.o file.o io.o util.o mime.o body.o
+OBJS-y = main.o server.o request.o route.o response.o file.o io.o util.o \
+	mime.o body.o
+OBJS-$(CONFIG_PER_IP) += peer.o
 OBJS-$(CONFIG_LOG) += log.o
 OBJS-$(CONFIG_AUTO_INDEX) += dirlist.o
 OBJS-$(CONFIG_PUT) += put.o
@@ -73,6 +98,7 @@ LIBS += $(shell echo 'int main(void){return 0;}' | $(CC) -x c - -lcrypt \
 endif
 OBJS = $(addprefix $(BUILD)/,$(OBJS-y))
 HEADERS = src/mrhttpd.h src/log.h src/dirlist.h src/put.h src/cgi.h src/auth.h \
+	src/route.h src/peer.h \
 	$(BUILD)/config.h
 
 all: $(BUILD)/mrhttpd

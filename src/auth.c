@@ -71,34 +71,35 @@ auth_load(const char *prefix)
 	return 0;
 }
 
-int
+/*
+ * Checks "Basic user:password" against AUTH_FILE.  Returns the user's
+ * name (kept for good), or NULL.  An unknown user costs the same crypt(3)
+ * as a known one, against the first user's hash, so that the time taken
+ * does not tell which names exist.
+ */
+const char *
 auth_file_check(const char *v)
 {
 	char cred[512], *pass, *h;
-	unsigned char diff;
-	size_t n, i;
+	const char *hash;
 	int u, ok = 0;
 
-	if (v == NULL || strncasecmp(v, "Basic ", 6) != 0 ||
+	if (v == NULL || nusers == 0 || strncasecmp(v, "Basic ", 6) != 0 ||
 	    base64_decode(v + 6, cred, sizeof(cred)) < 0 ||
 	    (pass = strchr(cred, ':')) == NULL)
-		return 0;
+		return NULL;
 	*pass++ = '\0';
 	for (u = 0; u < nusers; u++)
 		if (strcmp(users[u].u_name, cred) == 0)
 			break;
-	if (u == nusers)
-		return 0;
-	server_yield();		/* crypt(3) takes milliseconds */
+	hash = users[u < nusers ? u : 0].u_hash;
 	pthread_mutex_lock(&crypt_lock);
-	h = crypt(pass, users[u].u_hash);
-	if (h != NULL && (n = strlen(users[u].u_hash)) == strlen(h) && n > 0) {
-		/* the whole hash, whatever matches first */
-		for (diff = 0, i = 0; i < n; i++)
-			diff |= (unsigned char)(h[i] ^ users[u].u_hash[i]);
-		ok = diff == 0;
-	}
+	h = crypt(pass, hash);
+	/* the whole hash, whatever matches first */
+	if (h != NULL && *hash != '\0' && ct_equal(h, strlen(h), hash,
+	    strlen(hash)))
+		ok = u < nusers;
 	pthread_mutex_unlock(&crypt_lock);
 	explicit_bzero(cred, sizeof(cred));
-	return ok;
+	return ok ? users[u].u_name : NULL;
 }

@@ -7,11 +7,14 @@
 #if ENABLE_AUTH_FILE
 /* Reads AUTH_FILE (at prefix + path) at start-up.  Returns 0, or -1. */
 int	 auth_load(const char *);
-/* Does "Basic ..." name a user of AUTH_FILE with the right password? */
-int	 auth_file_check(const char *);
+/* Does "Basic ..." name a user of AUTH_FILE with the right password?
+ * Returns the user's name, or NULL.  Takes milliseconds (crypt(3)): the
+ * caller yields the turn first. */
+const char *auth_file_check(const char *);
 #else
 static inline int auth_load(const char *p) { (void)p; return 0; }
-static inline int auth_file_check(const char *v) { (void)v; return 0; }
+static inline const char *auth_file_check(const char *v)
+    { (void)v; return NULL; }
 #endif
 
 #endif

@@ -8,10 +8,6 @@
 
 #include "mrhttpd.h"
 
-enum {
-	CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
-	CH_TRAILER, CH_TRAILER_LINE, CH_END_LF, CH_DONE,
-};
 
 /*
  * Prepares to read r's body.  max is the largest acceptable body, -1 for
@@ -102,6 +98,114 @@ body_unread(struct conn *c, struct body *b, const char *p, size_t n)
 }
 
 /*
+ * The chunked framing (RFC 9112 7.1) of the raw bytes buf[0..got): chunk
+ * data moves to the front of buf, everything else is consumed.  No I/O,
+ * so it can be tested and fuzzed alone.  Returns the count of data bytes,
+ * with *used set to the raw bytes consumed (less than got only once the
+ * body ended: the rest belongs to the next request), or -400 for broken
+ * framing, -413 past b_max.
+ */
+ssize_t
+body_dechunk(struct body *b, char *buf, size_t got, size_t *used)
+{
+	size_t i, out = 0;
+	unsigned char ch;
+	int d;
+
+	for (i = 0; i < got && b->b_state != CH_DONE; i++) {
+		ch = (unsigned char)buf[i];
+		switch (b->b_state) {
+		case CH_SIZE:
+			d = hex_digit(ch);
+			if (d >= 0) {
+				if (b->b_left > (0x7fffffffffffffffLL >> 4))
+					return -400;	/* absurd size */
+				b->b_left = b->b_left * 16 + d;
+				b->b_digits++;
+			} else if (b->b_digits == 0)
+				return -400;
+			else if (ch == ';' || ch == ' ' || ch == '\t')
+				b->b_state = CH_EXT;
+			else if (ch == '\r')
+				b->b_state = CH_SIZE_LF;
+			else if (ch == '\n')
+				goto size_done;
+			else
+				return -400;
+			break;
+		case CH_EXT:	/* chunk extensions: ignored, bounded */
+			if (++b->b_ext > 1024)
+				return -400;
+			if (ch == '\r')
+				b->b_state = CH_SIZE_LF;
+			else if (ch == '\n')
+				goto size_done;
+			break;
+		case CH_SIZE_LF:
+			if (ch != '\n')
+				return -400;
+ size_done:
+			b->b_digits = b->b_ext = 0;
+			/* checked against what is left of the limit: the
+			 * sum b_total + b_left could overflow */
+			if (b->b_max >= 0 && b->b_left > b->b_max - b->b_total)
+				return -413;
+			b->b_state = b->b_left == 0 ? CH_TRAILER : CH_DATA;
+			break;
+		case CH_DATA: {
+			size_t take = got - i;
+
+			if ((long long)take > b->b_left)
+				take = (size_t)b->b_left;
+			memmove(buf + out, buf + i, take);
+			out += take;
+			i += take - 1;
+			b->b_left -= (long long)take;
+			b->b_total += (long long)take;
+			if (b->b_left == 0)
+				b->b_state = CH_DATA_CR;
+			break;
+		}
+		case CH_DATA_CR:
+			if (ch == '\n') {
+				b->b_state = CH_SIZE;
+				break;
+			}
+			if (ch != '\r')
+				return -400;
+			b->b_state = CH_DATA_LF;
+			break;
+		case CH_DATA_LF:
+			if (ch != '\n')
+				return -400;
+			b->b_state = CH_SIZE;
+			break;
+		case CH_TRAILER:	/* start of a trailer line */
+			if (ch == '\r')
+				b->b_state = CH_END_LF;
+			else if (ch == '\n')
+				b->b_state = CH_DONE;
+			else
+				b->b_state = CH_TRAILER_LINE;
+			break;
+		case CH_TRAILER_LINE:	/* trailers are read and dropped */
+			if (++b->b_ext > 8192)
+				return -400;
+			if (ch == '\n')
+				b->b_state = CH_TRAILER;
+			break;
+		case CH_END_LF:
+			if (ch != '\n')
+				return -400;
+			b->b_state = CH_DONE;
+			break;
+		}
+	}
+	*used = i;
+	return (ssize_t)out;
+}
+
+/*
  * Reads up to n bytes of the body into buf.  Returns the count, 0 at the
  * end of the body, -1 when the client is gone or stalled (close), -400 for
  * broken chunked framing, -413 past the limit.
@@ -109,9 +213,8 @@ body_unread(struct conn *c, struct body *b, const char *p, size_t n)
 ssize_t
 body_read(struct conn *c, struct body *b, char *buf, size_t n)
 {
-	ssize_t got, i, out;
-	unsigned char ch;
-	int d;
+	ssize_t got, out;
+	size_t used;
 
 	if (n == 0)
 		return 0;
@@ -132,100 +235,10 @@ body_read(struct conn *c, struct body *b, char *buf, size_t n)
 			return 0;
 		if ((got = body_raw(c, b, buf, n)) <= 0)
 			return -1;
-		/* walk the raw bytes, moving chunk data to the front of buf */
-		for (i = 0, out = 0; i < got && b->b_state != CH_DONE; i++) {
-			ch = (unsigned char)buf[i];
-			switch (b->b_state) {
-			case CH_SIZE:
-				d = ch >= '0' && ch <= '9' ? ch - '0' :
-				    (ch | 0x20) >= 'a' && (ch | 0x20) <= 'f' ?
-				    (ch | 0x20) - 'a' + 10 : -1;
-				if (d >= 0) {
-					if (b->b_left > (0x7fffffffffffffffLL >> 4))
-						return -400;	/* absurd size */
-					b->b_left = b->b_left * 16 + d;
-					b->b_digits++;
-				} else if (b->b_digits == 0)
-					return -400;
-				else if (ch == ';' || ch == ' ' || ch == '\t')
-					b->b_state = CH_EXT;
-				else if (ch == '\r')
-					b->b_state = CH_SIZE_LF;
-				else if (ch == '\n')
-					goto size_done;
-				else
-					return -400;
-				break;
-			case CH_EXT:	/* chunk extensions: ignored, bounded */
-				if (++b->b_ext > 1024)
-					return -400;
-				if (ch == '\r')
-					b->b_state = CH_SIZE_LF;
-				else if (ch == '\n')
-					goto size_done;
-				break;
-			case CH_SIZE_LF:
-				if (ch != '\n')
-					return -400;
- size_done:
-				b->b_digits = b->b_ext = 0;
-				if (b->b_max >= 0 &&
-				    b->b_total + b->b_left > b->b_max)
-					return -413;
-				b->b_state = b->b_left == 0 ? CH_TRAILER :
-				    CH_DATA;
-				break;
-			case CH_DATA: {
-				long long take = got - i;
-
-				if (take > b->b_left)
-					take = b->b_left;
-				memmove(buf + out, buf + i, (size_t)take);
-				out += take;
-				i += take - 1;
-				b->b_left -= take;
-				b->b_total += take;
-				if (b->b_left == 0)
-					b->b_state = CH_DATA_CR;
-				break;
-			}
-			case CH_DATA_CR:
-				if (ch == '\n') {
-					b->b_state = CH_SIZE;
-					break;
-				}
-				if (ch != '\r')
-					return -400;
-				b->b_state = CH_DATA_LF;
-				break;
-			case CH_DATA_LF:
-				if (ch != '\n')
-					return -400;
-				b->b_state = CH_SIZE;
-				break;
-			case CH_TRAILER:	/* start of a trailer line */
-				if (ch == '\r')
-					b->b_state = CH_END_LF;
-				else if (ch == '\n')
-					b->b_state = CH_DONE;
-				else
-					b->b_state = CH_TRAILER_LINE;
-				break;
-			case CH_TRAILER_LINE:	/* trailers are read and dropped */
-				if (++b->b_ext > 8192)
-					return -400;
-				if (ch == '\n')
-					b->b_state = CH_TRAILER;
-				break;
-			case CH_END_LF:
-				if (ch != '\n')
-					return -400;
-				b->b_state = CH_DONE;
-				break;
-			}
-		}
+		if ((out = body_dechunk(b, buf, (size_t)got, &used)) < 0)
+			return out;
 		if (b->b_state == CH_DONE)
-			body_unread(c, b, buf + i, (size_t)(got - i));
+			body_unread(c, b, buf + used, (size_t)got - used);
 		if (out > 0)
 			return out;
 	}

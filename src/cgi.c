@@ -60,45 +60,46 @@ struct cgi {
 /* --- environment ------------------------------------------------------------- */
 
 struct env {
-	char	*e_p, *e_end;
-	char	*e_v[ENV_MAX + 1];
-	int	 e_n;
-	int	 e_full;
+	struct buf	 e_b;		/* NAME=value\0 strings, one after another */
+	char		*e_v[ENV_MAX + 1];
+	int		 e_n;
+	int		 e_full;	/* something did not fit: refuse to run */
 };
 
 /* Adds NAME=value (value of n bytes); marks the environment full if not. */
 static void
 env_add(struct env *e, const char *name, const char *val, size_t n)
 {
-	size_t k = strlen(name);
-
-	if (e->e_n >= ENV_MAX || (size_t)(e->e_end - e->e_p) < k + n + 2) {
+	if (e->e_n >= ENV_MAX) {
 		e->e_full = 1;
 		return;
 	}
-	e->e_v[e->e_n++] = e->e_p;
-	e->e_p = put(e->e_p, name, k);
-	*e->e_p++ = '=';
-	e->e_p = put(e->e_p, val, n);
-	*e->e_p++ = '\0';
+	e->e_v[e->e_n++] = e->e_b.b_p;
+	buf_str(&e->e_b, name);
+	buf_char(&e->e_b, '=');
+	buf_add(&e->e_b, val, n);
+	buf_char(&e->e_b, '\0');
+	e->e_full |= e->e_b.b_over;
+}
+
+/* Appends s to the variable just added (over its NUL). */
+static void
+env_more(struct env *e, const char *s, size_t n)
+{
+	if (e->e_full)
+		return;
+	e->e_b.b_p--;
+	buf_add(&e->e_b, s, n);
+	buf_char(&e->e_b, '\0');
+	e->e_full |= e->e_b.b_over;
 }
 
 /* Adds NAME=a followed by b. */
 static void
 env_cat(struct env *e, const char *name, const char *a, const char *b)
 {
-	size_t k = strlen(a);
-
-	env_add(e, name, a, k);
-	if (e->e_full)
-		return;
-	k = strlen(b);
-	if ((size_t)(e->e_end - e->e_p) < k + 1) {
-		e->e_full = 1;
-		return;
-	}
-	e->e_p = put(e->e_p - 1, b, k);	/* over the NUL */
-	*e->e_p++ = '\0';
+	env_add(e, name, a, strlen(a));
+	env_more(e, b, strlen(b));
 }
 
 static void
@@ -110,9 +111,12 @@ env_str(struct env *e, const char *name, const char *val)
 static void
 env_num(struct env *e, const char *name, unsigned long long v)
 {
-	char buf[24];
+	char num[24];
+	struct buf b;
 
-	env_add(e, name, buf, (size_t)(fmt_uint(buf, v) - buf));
+	buf_init(&b, num, sizeof(num));
+	buf_uint(&b, v);
+	env_add(e, name, num, buf_len(&b));
 }
 
 /* The request's headers as HTTP_* variables, minus those RFC 3875 and
@@ -160,20 +164,13 @@ env_headers(struct env *e, const struct request *r)
 		env_str(e, name, h->h_value);
 		for (int l = j + 1; l < r->req_nhdrs && !e->e_full; l++) {
 			const struct header *o = &r->req_hdrs[l];
-			size_t vn;
 
 			if (o->h_name_len != h->h_name_len ||
 			    strncasecmp(o->h_name, h->h_name, h->h_name_len) != 0)
 				continue;
-			vn = strlen(o->h_value);
-			if ((size_t)(e->e_end - e->e_p) < vn + 3) {
-				e->e_full = 1;
-				break;
-			}
 			/* the variable just written is the last: extend it */
-			e->e_p = put(e->e_p - 1, ", ", 2);
-			e->e_p = put(e->e_p, o->h_value, vn);
-			*e->e_p++ = '\0';
+			env_more(e, ", ", 2);
+			env_more(e, o->h_value, strlen(o->h_value));
 		}
 	}
 }
@@ -188,9 +185,8 @@ env_build(struct env *e, struct conn *c, struct request *r,
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	char addr[48], user[256], *colon;
+	char addr[48];
 	const char *host;
-	ssize_t n;
 	int port = settings.set_port;
 
 	env_str(e, "PATH", "/usr/local/bin:/usr/bin:/bin");
@@ -240,15 +236,11 @@ env_build(struct env *e, struct conn *c, struct request *r,
 	} else
 		env_str(e, "SERVER_NAME", addr);
 
-	/* who, when the request had to authenticate */
-	if (ENABLE_AUTH && r->req_authorization != NULL &&
-	    strncasecmp(r->req_authorization, "Basic ", 6) == 0) {
-		env_str(e, "AUTH_TYPE", "Basic");
-		n = base64_decode(r->req_authorization + 6, user, sizeof(user));
-		if (n > 0 && (colon = strchr(user, ':')) != NULL) {
-			*colon = '\0';
-			env_str(e, "REMOTE_USER", user);
-		}
+	/* who: only credentials that route_authorized() checked and passed */
+	if (r->req_auth_type != NULL) {
+		env_str(e, "AUTH_TYPE", r->req_auth_type);
+		if (r->req_user != NULL && *r->req_user != '\0')
+			env_str(e, "REMOTE_USER", r->req_user);
 	}
 	env_headers(e, r);
 	e->e_v[e->e_n] = NULL;
@@ -413,17 +405,13 @@ cgi_body(struct cgi *g, const char *p, size_t n)
 			return 0;
 	}
 	if (g->g_chunked) {
-		static const char digits[] = "0123456789abcdef";
-		char *h = hex + sizeof(hex);
-		size_t v = n;
+		struct buf b;
 
-		*--h = '\n';
-		*--h = '\r';
-		do
-			*--h = digits[v & 15];
-		while ((v >>= 4) != 0);
-		iov[k].iov_base = h;
-		iov[k++].iov_len = (size_t)(hex + sizeof(hex) - h);
+		buf_init(&b, hex, sizeof(hex));
+		buf_hex(&b, n, 0);
+		buf_lit(&b, "\r\n");
+		iov[k].iov_base = hex;
+		iov[k++].iov_len = buf_len(&b);
 	}
 	iov[k].iov_base = (void *)p;
 	iov[k++].iov_len = n;
@@ -436,22 +424,22 @@ cgi_body(struct cgi *g, const char *p, size_t n)
 }
 
 /*
- * Parses the program's header block (RFC 3875 6.3), g_head[0..end), and
- * sends our head.  Returns 0, 1 for an internal redirect (g_redirect), or
- * -1 when the client is gone; an invalid block sets g_status 502.
+ * Parses the program's header block (RFC 3875 6.3), head[0..end), in
+ * place.  The fields we pass on go to h->ch_fields as CRLF lines, bounded:
+ * a block whose fields do not fit there is as invalid as a malformed one.
+ * Returns 0, or -1 for an invalid block (the reply is then a 502).
  */
-static int
-cgi_headers(struct cgi *g, size_t end)
+int
+cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 {
-	char out[CGI_HEAD_MAX + 512 + sizeof(CONFIG_PRAGMA)], *p, *line, *next;
-	char *colon, *v, *e, *location = NULL;
-	struct request *r = g->g_req;
-	int status = 0, fields = 0, has_type = 0;
-	long long clen = -1;
+	char *line, *next, *colon, *v, *e;
+	int fields = 0, has_type = 0;
 
-	g->g_head[end] = '\0';
-	p = out + 320 + sizeof(CONFIG_PRAGMA);	/* room for our status line */
-	for (line = g->g_head; *line != '\0' && *line != '\n' &&
+	h->ch_status = 0;
+	h->ch_location = NULL;
+	h->ch_clen = -1;
+	head[end] = '\0';
+	for (line = head; *line != '\0' && *line != '\n' &&
 	    !(line[0] == '\r' && line[1] == '\n'); line = next) {
 		if ((next = strchr(line, '\n')) == NULL)
 			break;
@@ -463,36 +451,43 @@ cgi_headers(struct cgi *g, size_t end)
 			    (*colon >= 'a' && *colon <= 'z') ||
 			    (*colon >= '0' && *colon <= '9') || *colon == '-' ||
 			    *colon == '_'))
-				goto invalid;
+				return -1;
 		if (*colon != ':' || colon == line)
-			goto invalid;
+			return -1;
 		*colon = '\0';
 		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
 			;
 		for (e = v; *e != '\0'; e++)
-			if ((unsigned char)*e < ' ' && *e != '\t')
-				goto invalid;
+			if (((unsigned char)*e < ' ' && *e != '\t') || *e == 0x7f)
+				return -1;
 		fields++;
 		if (strcasecmp(line, "Status") == 0) {
-			if (v[0] < '1' || v[0] > '5' || v[1] < '0' ||
-			    v[1] > '9' || v[2] < '0' || v[2] > '9' ||
-			    (v[3] != '\0' && v[3] != ' '))
-				goto invalid;
-			status = (v[0] - '0') * 100 + (v[1] - '0') * 10 +
+			if (h->ch_status != 0 || v[0] < '1' || v[0] > '5' ||
+			    v[1] < '0' || v[1] > '9' || v[2] < '0' ||
+			    v[2] > '9' || (v[3] != '\0' && v[3] != ' '))
+				return -1;
+			h->ch_status = (v[0] - '0') * 100 + (v[1] - '0') * 10 +
 			    (v[2] - '0');
 			continue;
 		}
 		if (strcasecmp(line, "Location") == 0) {
-			location = v;
+			if (h->ch_location != NULL || *v == '\0')
+				return -1;
+			h->ch_location = v;
 			continue;
 		}
 		if (strcasecmp(line, "Content-Length") == 0) {
-			clen = 0;
-			for (e = v; *e >= '0' && *e <= '9' &&
-			    clen < 0x0fffffffffffffffLL; e++)
-				clen = clen * 10 + (*e - '0');
-			if (e == v || *e != '\0')
-				goto invalid;
+			long long n = 0;
+
+			for (e = v; *e >= '0' && *e <= '9'; e++) {
+				if (n > (0x7fffffffffffffffLL - 9) / 10)
+					return -1;
+				n = n * 10 + (*e - '0');
+			}
+			if (e == v || *e != '\0' || (h->ch_clen >= 0 &&
+			    h->ch_clen != n))
+				return -1;
+			h->ch_clen = n;
 			continue;
 		}
 		/* hop-by-hop, and ours: not the program's to say */
@@ -504,70 +499,96 @@ cgi_headers(struct cgi *g, size_t end)
 			continue;
 		if (strcasecmp(line, "Content-Type") == 0)
 			has_type = 1;
-		p = put(p, line, strlen(line));
-		p = PUTS(p, ": ");
-		p = put(p, v, strlen(v));
-		p = PUTS(p, "\r\n");
+		buf_str(&h->ch_fields, line);
+		buf_lit(&h->ch_fields, ": ");
+		buf_str(&h->ch_fields, v);
+		buf_lit(&h->ch_fields, "\r\n");
 	}
-	if (fields == 0 || (!has_type && location == NULL && status == 0))
-		goto invalid;
+	if (fields == 0 || h->ch_fields.b_over ||
+	    (!has_type && h->ch_location == NULL && h->ch_status == 0))
+		return -1;
+	return 0;
+}
 
-	if (location != NULL && location[0] == '/' && status == 0) {
-		g->g_redirect = location;	/* RFC 3875 6.2.2 */
+/*
+ * Parses the program's header block, g_head[0..end), and sends our head.
+ * Returns 0, 1 for an internal redirect (g_redirect), or -1 when the
+ * client is gone; an invalid block sets g_status 502.
+ */
+static int
+cgi_headers(struct cgi *g, size_t end)
+{
+	char fields[CGI_HEAD_MAX + 512], head[HEAD_ROOM], tail[64];
+	struct request *r = g->g_req;
+	struct cgi_head h;
+	struct buf hb, tb;
+	struct iovec iov[3];
+	int status;
+
+	buf_init(&h.ch_fields, fields, sizeof(fields));
+	if (cgi_parse_head(g->g_head, end, &h) == -1) {
+		log_warn("cgi %s: invalid header block", g->g_script);
+		g->g_status = 502;
+		return 0;
+	}
+	if (h.ch_location != NULL && h.ch_location[0] == '/' &&
+	    h.ch_status == 0) {
+		g->g_redirect = h.ch_location;	/* RFC 3875 6.2.2 */
 		return 1;
 	}
-	if (location != NULL) {
-		p = PUTS(p, "Location: ");
-		p = put(p, location, strlen(location));
-		p = PUTS(p, "\r\n");
+	status = h.ch_status;
+	if (h.ch_location != NULL) {
+		buf_lit(&h.ch_fields, "Location: ");
+		buf_str(&h.ch_fields, h.ch_location);
+		buf_lit(&h.ch_fields, "\r\n");
 		if (status == 0)
 			status = 302;
 	}
 	if (status == 0)
 		status = 200;
+	if (h.ch_fields.b_over) {
+		log_warn("cgi %s: header block too long", g->g_script);
+		g->g_status = 502;
+		return 0;
+	}
 
 	/* framing: its length, else chunks for 1.1, else close */
-	g->g_clen = clen;
-	g->g_left = clen;
+	buf_init(&tb, tail, sizeof(tail));
+	g->g_clen = h.ch_clen;
+	g->g_left = h.ch_clen;
 	if (status == 204 || status == 304 || (status >= 100 && status < 200) ||
 	    r->req_method == M_HEAD) {
-		if (clen >= 0 && r->req_method == M_HEAD) {
-			p = PUTS(p, "Content-Length: ");
-			p = fmt_uint(p, (unsigned long long)clen);
-			p = PUTS(p, "\r\n");
+		if (h.ch_clen >= 0 && r->req_method == M_HEAD) {
+			buf_lit(&tb, "Content-Length: ");
+			buf_uint(&tb, (unsigned long long)h.ch_clen);
+			buf_lit(&tb, "\r\n");
 		}
 		g->g_clen = 0;
 		g->g_left = 0;
-	} else if (clen >= 0) {
-		p = PUTS(p, "Content-Length: ");
-		p = fmt_uint(p, (unsigned long long)clen);
-		p = PUTS(p, "\r\n");
+	} else if (h.ch_clen >= 0) {
+		buf_lit(&tb, "Content-Length: ");
+		buf_uint(&tb, (unsigned long long)h.ch_clen);
+		buf_lit(&tb, "\r\n");
 	} else if (r->req_minor == 1) {
-		p = PUTS(p, "Transfer-Encoding: chunked\r\n");
+		buf_lit(&tb, "Transfer-Encoding: chunked\r\n");
 		g->g_chunked = 1;
 	} else
 		g->g_conn->c_close = 1;
-	p = PUTS(p, "\r\n");
+	buf_lit(&tb, "\r\n");
 
-	/* our status line and headers go in front of the program's */
-	{
-		char first[320 + sizeof(CONFIG_PRAGMA)], *f;
-		char *start = out + 320 + sizeof(CONFIG_PRAGMA);
-		size_t flen;
-
-		f = response_head(first, status, r->req_minor, g->g_conn);
-		flen = (size_t)(f - first);
-		memcpy(start - flen, first, flen);
-		g->g_rp->rp_status = status;
-		g->g_sent = 1;
-		return conn_write(g->g_conn, start - flen,
-		    (size_t)(p - (start - flen)));
+	buf_init(&hb, head, sizeof(head));
+	response_head(&hb, status, r->req_minor, g->g_conn);
+	if (hb.b_over || tb.b_over) {
+		g->g_status = 500;
+		return 0;
 	}
-
- invalid:
-	log_warn("cgi %s: invalid header block", g->g_script);
-	g->g_status = 502;
-	return 0;
+	g->g_rp->rp_status = status;
+	g->g_sent = 1;
+	iov[0] = (struct iovec){ .iov_base = head, .iov_len = buf_len(&hb) };
+	iov[1] = (struct iovec){ .iov_base = fields,
+	    .iov_len = buf_len(&h.ch_fields) };
+	iov[2] = (struct iovec){ .iov_base = tail, .iov_len = buf_len(&tb) };
+	return conn_writev(g->g_conn, iov, 3);
 }
 
 /*
@@ -655,6 +676,27 @@ cgi_stderr(struct cgi *g, const char *p, size_t n)
 	}
 }
 
+/*
+ * The client has sent its FIN.  That is not a hang-up: an HTTP/1.0 client
+ * (or nc -N) half-closes once its request is out and still reads the
+ * reply.  So the program goes on, and the client's socket is watched for
+ * nothing but a reset from now on.  A client that really closed shows
+ * itself when the reply is written (EPIPE); before that, an HTTP/1.1
+ * client is asked with an interim 102, which one that is still there
+ * ignores (RFC 9110 15.2) and a closed socket answers with a reset.
+ * Returns the events to watch for.
+ */
+static short
+cgi_half_closed(struct cgi *g, int body_done)
+{
+	static const char processing[] = "HTTP/1.1 102 Processing\r\n\r\n";
+
+	if (!g->g_sent && body_done && g->g_req->req_minor == 1)
+		(void)!send(g->g_conn->c_fd, processing, sizeof(processing) - 1,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+	return 0;
+}
+
 /* --- the request ------------------------------------------------------------- */
 
 /*
@@ -688,46 +730,62 @@ cgi_locate(char *script, char **infop)
 	return 0;
 }
 
+/* Is the decoded, normalised path CGI_PATH or below it? */
+static int
+cgi_below(const char *path, ssize_t len)
+{
+	size_t plen = sizeof(CONFIG_CGI_PATH) - 1;
+
+	return (size_t)len >= plen && memcmp(path, CONFIG_CGI_PATH, plen) == 0 &&
+	    (path[plen] == '/' || path[plen] == '\0');
+}
+
+int
+cgi_match(struct conn *c, struct request *r)
+{
+	const char *t = r->req_target, *pre = CONFIG_PATH_PREFIX CONFIG_CGI_PATH;
+	size_t i, tn = r->req_path_len, k = sizeof(CONFIG_PATH_PREFIX
+	    CONFIG_CGI_PATH) - 1;
+	ssize_t len;
+	char *path;
+
+	/* most requests are plainly not for CGI: when the raw path has no
+	 * escapes and no dot or empty segments, normalising cannot change
+	 * it, and comparing the raw prefix is exact */
+	for (i = 0; i + 1 < tn; i++)
+		if (t[i] == '%' || (t[i] == '/' && (t[i + 1] == '.' ||
+		    t[i + 1] == '/')))
+			break;
+	if (i + 1 >= tn && (tn < k || memcmp(t, pre, k) != 0))
+		return 0;
+	return file_path(c, r, &path, &len, 0) == 0 && cgi_below(path, len);
+}
+
 int
 cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 {
 	char envbuf[ENV_SIZE], dir[sizeof(CONFIG_CGI_DIR) + PATH_MAX_LEN];
 	char info[PATH_MAX_LEN], in[IO_SIZE], io[IO_SIZE], *path, *script, *inf;
-	char sname[256];
 	struct pollfd pfd[4];
-	struct env env = { .e_p = envbuf, .e_end = envbuf + sizeof(envbuf) };
+	struct env env = { .e_n = 0 };
 	struct cgi g;
 	struct body *b = c->c_body;
 	size_t plen = sizeof(CONFIG_CGI_PATH) - 1, inlen = 0, inoff = 0;
 	long long deadline;
 	ssize_t len, n;
 	int rc, np, body_done, ev, status;
+	short watch = POLLRDHUP;
 
-	/* most requests are plainly not for CGI: when the raw path has no
-	 * escapes and no dot or empty segments, normalising cannot change
-	 * it, and comparing the raw prefix is exact */
-	{
-		const char *t = r->req_target, *pre = CONFIG_PATH_PREFIX
-		    CONFIG_CGI_PATH;
-		size_t i, tn = r->req_path_len, k = strlen(pre);
-
-		for (i = 0; i + 1 < tn; i++)
-			if (t[i] == '%' || (t[i] == '/' && (t[i + 1] == '.' ||
-			    t[i + 1] == '/')))
-				break;
-		if (i + 1 >= tn && (tn < k || memcmp(t, pre, k) != 0))
-			return CGI_NOT_MINE;
-	}
-	if (file_path(c, r, &path, &len, 0) != 0 ||
-	    (size_t)len < plen || memcmp(path, CONFIG_CGI_PATH, plen) != 0 ||
-	    (path[plen] != '/' && path[plen] != '\0'))
-		return CGI_NOT_MINE;
+	if (file_path(c, r, &path, &len, 0) != 0 || !cgi_below(path, len))
+		return response_error(c, r, rp, 404);	/* route.c said mine */
 	if (path[plen] == '\0' || path[plen + 1] == '\0')
 		return response_error(c, r, rp, 403);	/* the directory */
 	script = path + plen + 1;
 	if ((rc = cgi_locate(script, &inf)) != 0)
 		return response_error(c, r, rp, -rc);
-	server_yield();		/* a program to start and wait for */
+	/* a program to start and wait for: never on the turn */
+	if (server_yield() != 0)
+		return response_error_hdr(c, r, rp, 503, "Retry-After: 1\r\n");
 	/* PATH_INFO keeps its leading '/' */
 	info[0] = '\0';
 	if (inf != NULL) {
@@ -749,10 +807,8 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	g.g_conn = c;
 	g.g_req = r;
 	g.g_rp = rp;
-	/* the log needs the name after the body is read, which may reuse
-	 * the buffer the path was decoded into */
-	snprintf(sname, sizeof(sname), "%s", script);
-	g.g_script = sname;
+	/* in c_path, which no body read touches (see struct conn) */
+	g.g_script = script;
 	g.g_clen = -1;
 	{
 		const char *base = strrchr(script, '/');
@@ -765,6 +821,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	}
 	rp->rp_status = 500;
 	rp->rp_bytes = 0;
+	buf_init(&env.e_b, envbuf, sizeof(envbuf));
 	if (env_build(&env, c, r, script, info) == -1) {
 		log_warn("cgi %s: environment too large", script);
 		rc = response_error(c, r, rp, 500);
@@ -816,11 +873,12 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 			pfd[np++] = (struct pollfd){ .fd = g.g_out, .events = POLLIN };
 		if (g.g_err != -1)
 			pfd[np++] = (struct pollfd){ .fd = g.g_err, .events = POLLIN };
-		/* a client that hangs up ends the program */
-		pfd[np++] = (struct pollfd){ .fd = c->c_fd, .events = POLLRDHUP };
+		/* a client that hangs up ends the program (POLLHUP and
+		 * POLLERR are reported whatever events asks for) */
+		pfd[np++] = (struct pollfd){ .fd = c->c_fd, .events = watch };
 		n = deadline - now_ms();
 		if (n <= 0 || (ev = poll(pfd, (nfds_t)np, (int)n)) == 0) {
-			log_warn("cgi %s: timed out after %d s", script,
+			log_warn("cgi %s: timed out after %d s", g.g_script,
 			    CONFIG_CGI_TIMEOUT);
 			cgi_kill(&g);
 			g.g_pid = 0;
@@ -837,11 +895,12 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 			if (pfd[i].revents == 0)
 				continue;
 			if (pfd[i].fd == c->c_fd) {
-				if (pfd[i].revents & (POLLRDHUP | POLLHUP |
-				    POLLERR)) {
+				if (pfd[i].revents & (POLLHUP | POLLERR)) {
 					status = -1;	/* gone */
 					goto done;
 				}
+				if (pfd[i].revents & POLLRDHUP)
+					watch = cgi_half_closed(&g, body_done);
 			} else if (pfd[i].fd == g.g_in) {
 				n = write(g.g_in, in + inoff, inlen);
 				if (n > 0) {
@@ -909,15 +968,17 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 
 		if (strncmp(g.g_redirect, CONFIG_PATH_PREFIX CONFIG_CGI_PATH,
 		    sizeof(CONFIG_PATH_PREFIX) - 1 + k) == 0) {
-			char head[640 + sizeof(CONFIG_PRAGMA)], *p;
+			char head[HEAD_ROOM + CGI_HEAD_MAX];
+			struct buf hb;
 
-			p = response_head(head, 302, r->req_minor, c);
-			p = PUTS(p, "Location: ");
-			p = put(p, g.g_redirect, strlen(g.g_redirect));
-			p = PUTS(p, "\r\nContent-Length: 0\r\n\r\n");
+			buf_init(&hb, head, sizeof(head));
+			response_head(&hb, 302, r->req_minor, c);
+			buf_lit(&hb, "Location: ");
+			buf_str(&hb, g.g_redirect);
+			buf_lit(&hb, "\r\nContent-Length: 0\r\n\r\n");
 			rp->rp_status = 302;
-			rc = strlen(g.g_redirect) > 512 ? response_error(c, r, rp,
-			    502) : conn_write(c, head, (size_t)(p - head));
+			rc = hb.b_over ? response_error(c, r, rp, 502) :
+			    conn_write(c, head, buf_len(&hb));
 			goto out;
 		}
 		if (r->req_method != M_HEAD)
@@ -940,7 +1001,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 			status = g.g_status != 0 ? g.g_status : 500;
 		if (status == 500)
 			log_warn("cgi %s: no header block before it ended",
-			    script);
+			    g.g_script);
 		rc = response_error(c, r, rp, status);
 	}
  out:

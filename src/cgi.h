@@ -4,21 +4,34 @@
 
 #include "mrhttpd.h"
 
-enum { CGI_NOT_MINE = 1 };	/* cgi_serve: not below CGI_PATH */
+/* A program's header block, parsed (cgi_parse_head). */
+struct cgi_head {
+	int		 ch_status;	/* Status, 0 when none */
+	char		*ch_location;	/* Location, or NULL */
+	long long	 ch_clen;	/* Content-Length, -1 when none */
+	struct buf	 ch_fields;	/* the fields passed on, CRLF lines */
+};
+int	 cgi_parse_head(char *, size_t, struct cgi_head *);
 
 #if ENABLE_CGI
+/* Is the request's path below CGI_PATH (so any method runs a program)? */
+int	 cgi_match(struct conn *, struct request *);
 /*
- * Runs the program a request below CGI_PATH names, any method.  Returns
- * CGI_NOT_MINE for other paths, else 0 when the connection may go on and
- * -1 when it must close.
+ * Runs the program a request below CGI_PATH names, any method.  Returns 0
+ * when the connection may go on and -1 when it must close.
  */
 int	 cgi_serve(struct conn *, struct request *, struct reply *);
 #else
 static inline int
+cgi_match(struct conn *c, struct request *r)
+{
+	(void)c; (void)r;
+	return 0;
+}
+static inline int
 cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 {
-	(void)c; (void)r; (void)rp;
-	return CGI_NOT_MINE;
+	return response_error(c, r, rp, 404);
 }
 #endif
 

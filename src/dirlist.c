@@ -72,8 +72,8 @@ enum {
 	DL_NUM = 48,		/* room for a number or a date */
 };
 
-/* The head is built in the output buffer: PRAGMA must leave it room. */
-extern char dirlist_head_fits[sizeof(CONFIG_PRAGMA) < DL_OUT - 512 ? 1 : -1];
+/* The head is built in the output buffer. */
+extern char dirlist_head_fits[HEAD_ROOM + 128 < DL_OUT ? 1 : -1];
 
 static const char *const dl_type[] = {
 	"", "application/json", "application/xml", "text/html; charset=utf-8",
@@ -91,8 +91,8 @@ struct dl_dent {
 /* The body being written: data gathers in o_buf until it is a chunk. */
 struct dl_out {
 	struct conn	*o_c;
-	char		*o_p;		/* next free byte */
-	char		*o_end;		/* the data stops here */
+	struct buf	 o_b;		/* the data, between the chunk's size
+					 * line and its end */
 	int		 o_chunked;
 	int		 o_err;		/* a write failed: send nothing more */
 	int		 o_count;	/* entries written */
@@ -108,9 +108,7 @@ static void	 out_href(struct dl_out *, const char *, size_t);
 static void	 out_time(struct dl_out *, time_t, int);
 static void	 out_uint(struct dl_out *, unsigned long long);
 static void	 out_size(struct dl_out *, unsigned long long);
-static char	*two(char *, int);
 static size_t	 utf8_next(const unsigned char *, size_t, unsigned *);
-static char	*put_hex(char *, unsigned);
 static void	 dl_begin(struct dl_out *, const char *, size_t, int);
 static void	 dl_entry(struct dl_out *, int, const char *, size_t,
 		    unsigned char, int, const char *, size_t);
@@ -119,11 +117,13 @@ static ssize_t	 dl_getdents(int, void *, size_t);
 
 #define out_lit(o, lit)	out_put((o), (lit), sizeof(lit) - 1)
 
-/* Makes sure n bytes fit behind o_p, sending what is there if they don't. */
+/* Makes sure n bytes fit in o_b, sending what is there if they don't.
+ * (Every append is bounded all the same: this only avoids cutting an
+ * escape in two.) */
 static inline void
 out_room(struct dl_out *o, size_t n)
 {
-	if ((size_t)(o->o_end - o->o_p) < n)
+	if (buf_room(&o->o_b) < n)
 		out_flush(o, 0);
 }
 
@@ -136,27 +136,32 @@ out_room(struct dl_out *o, size_t n)
 static void
 out_flush(struct dl_out *o, int last)
 {
-	char *data = o->o_buf + DL_PRE, *s = data, *e = o->o_p;
-	size_t n = (size_t)(o->o_p - data);
+	char *data = o->o_buf + DL_PRE, *s = data, *e = o->o_b.b_p;
+	size_t n = buf_len(&o->o_b);
 	struct iovec iov;
-	int i;
+	struct buf b;
 
-	o->o_p = data;
+	buf_init(&o->o_b, data, DL_OUT - DL_PRE - DL_POST);
 	if (o->o_err)
 		return;
 	if (o->o_chunked) {
 		if (n > 0) {
-			char hex[8];
+			char hex[DL_PRE];
 
 			/* the size line right before the data */
-			i = (int)(put_hex(hex, (unsigned)n) - hex);
-			s = data - 2 - i;
-			memcpy(s, hex, (size_t)i);
-			memcpy(data - 2, "\r\n", 2);
-			e = PUTS(e, "\r\n");
+			buf_init(&b, hex, sizeof(hex));
+			buf_hex(&b, n, 1);
+			buf_lit(&b, "\r\n");
+			s = data - buf_len(&b);
+			memcpy(s, hex, buf_len(&b));	/* DL_PRE bytes at most */
 		}
+		/* the DL_POST bytes behind the data */
+		buf_init(&b, e, DL_POST);
+		if (n > 0)
+			buf_lit(&b, "\r\n");
 		if (last)
-			e = PUTS(e, "0\r\n\r\n");
+			buf_lit(&b, "0\r\n\r\n");
+		e = b.b_p;
 	}
 	if (e == s)
 		return;
@@ -175,28 +180,13 @@ out_put(struct dl_out *o, const char *s, size_t n)
 
 	while (n > 0) {
 		out_room(o, 1);
-		room = (size_t)(o->o_end - o->o_p);
+		room = buf_room(&o->o_b);
 		if (room > n)
 			room = n;
-		o->o_p = put(o->o_p, s, room);
+		buf_add(&o->o_b, s, room);
 		s += room;
 		n -= room;
 	}
-}
-
-static char *
-put_hex(char *p, unsigned v)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	char tmp[8];
-	int n = 0;
-
-	do
-		tmp[n++] = hex[v & 15];
-	while ((v >>= 4) != 0);
-	while (n > 0)
-		*p++ = tmp[--n];
-	return p;
 }
 
 /*
@@ -275,52 +265,54 @@ out_text(struct dl_out *o, const char *s, size_t n)
 		i += len;
 		if (bad) {
 			if (CONFIG_AUTO_INDEX == 1)
-				o->o_p = PUTS(o->o_p, "\\ufffd");
+				buf_lit(&o->o_b, "\\ufffd");
 			else
-				o->o_p = PUTS(o->o_p, "\xef\xbf\xbd");
+				buf_lit(&o->o_b, "\xef\xbf\xbd");
 			continue;
 		}
 		if (CONFIG_AUTO_INDEX == 1) {
 			if (cp == '"' || cp == '\\') {
-				*o->o_p++ = '\\';
-				*o->o_p++ = (char)cp;
+				buf_char(&o->o_b, '\\');
+				buf_char(&o->o_b, (char)cp);
 				continue;
 			}
 			/* U+2028 and U+2029 end a line in older JavaScript */
 			if (cp < 0x20 || cp == 0x2028 || cp == 0x2029) {
-				static const char hex[] = "0123456789abcdef";
+				char t[8];
+				struct buf tb;
 
-				o->o_p = PUTS(o->o_p, "\\u");
-				*o->o_p++ = hex[cp >> 12];
-				*o->o_p++ = hex[cp >> 8 & 15];
-				*o->o_p++ = hex[cp >> 4 & 15];
-				*o->o_p++ = hex[cp & 15];
+				/* four digits: the 1 in front keeps the
+				 * zeros, and is dropped */
+				buf_init(&tb, t, sizeof(t));
+				buf_hex(&tb, 0x10000 | cp, 0);
+				buf_lit(&o->o_b, "\\u");
+				buf_add(&o->o_b, t + 1, 4);
 				continue;
 			}
 		} else {
 			switch (cp) {
 			case '&':
-				o->o_p = PUTS(o->o_p, "&amp;");
+				buf_lit(&o->o_b, "&amp;");
 				continue;
 			case '<':
-				o->o_p = PUTS(o->o_p, "&lt;");
+				buf_lit(&o->o_b, "&lt;");
 				continue;
 			case '>':
-				o->o_p = PUTS(o->o_p, "&gt;");
+				buf_lit(&o->o_b, "&gt;");
 				continue;
 			case '"':
-				o->o_p = PUTS(o->o_p, "&quot;");
+				buf_lit(&o->o_b, "&quot;");
 				continue;
 			case '\'':
-				o->o_p = PUTS(o->o_p, "&#39;");
+				buf_lit(&o->o_b, "&#39;");
 				continue;
 			case '\r':
 				/* a parser would read a bare CR as LF */
-				o->o_p = PUTS(o->o_p, "&#13;");
+				buf_lit(&o->o_b, "&#13;");
 				continue;
 			}
 		}
-		o->o_p = put(o->o_p, s + i - len, len);
+		buf_add(&o->o_b, s + i - len, len);
 	}
 }
 
@@ -332,74 +324,52 @@ out_text(struct dl_out *o, const char *s, size_t n)
 static void
 out_href(struct dl_out *o, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	unsigned char c;
-	size_t i;
+	size_t k;
 
-	for (i = 0; i < n; i++) {
-		out_room(o, 3);
-		c = (unsigned char)s[i];
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-		    c == '_' || c == '~')
-			*o->o_p++ = (char)c;
-		else {
-			*o->o_p++ = '%';
-			*o->o_p++ = hex[c >> 4];
-			*o->o_p++ = hex[c & 15];
-		}
+	for (; n > 0; s += k, n -= k) {
+		k = n > 64 ? 64 : n;
+		out_room(o, 3 * k);
+		buf_url(&o->o_b, s, k, 0);
 	}
-}
-
-static char *
-two(char *p, int v)
-{
-	*p++ = (char)('0' + v / 10);
-	*p++ = (char)('0' + v % 10);
-	return p;
 }
 
 /*
  * Writes t in UTC: ISO 8601 "2024-05-01T12:00:00Z" (iso set), or
- * "2024-05-01 12:00:00" for people.  Years outside 1-9999 are clamped.
+ * "2024-05-01 12:00:00" for people.  Years outside 0-9999 are clamped.
  */
 static void
 out_time(struct dl_out *o, time_t t, int iso)
 {
 	long long v = (long long)t;	/* time_t may have 32 bits */
 	struct tm tm;
-	char *p;
-	int y;
+	struct buf *b = &o->o_b;
 
-	if (v < -62135596800LL)
-		v = -62135596800LL;		/* 0001-01-01T00:00:00Z */
-	else if (v > 253402300799LL)
-		v = 253402300799LL;		/* 9999-12-31T23:59:59Z */
+	if (v < DATE_MIN)
+		v = DATE_MIN;
+	else if (v > DATE_MAX)
+		v = DATE_MAX;
 	time_utc((time_t)v, &tm);
-	y = tm.tm_year + 1900;
 	out_room(o, DL_NUM);
-	p = two(o->o_p, y / 100);
-	p = two(p, y % 100);
-	*p++ = '-';
-	p = two(p, tm.tm_mon + 1);
-	*p++ = '-';
-	p = two(p, tm.tm_mday);
-	*p++ = iso ? 'T' : ' ';
-	p = two(p, tm.tm_hour);
-	*p++ = ':';
-	p = two(p, tm.tm_min);
-	*p++ = ':';
-	p = two(p, tm.tm_sec);
+	buf_pad(b, (unsigned)(tm.tm_year + 1900), 4);
+	buf_char(b, '-');
+	buf_pad(b, (unsigned)tm.tm_mon + 1, 2);
+	buf_char(b, '-');
+	buf_pad(b, (unsigned)tm.tm_mday, 2);
+	buf_char(b, iso ? 'T' : ' ');
+	buf_pad(b, (unsigned)tm.tm_hour, 2);
+	buf_char(b, ':');
+	buf_pad(b, (unsigned)tm.tm_min, 2);
+	buf_char(b, ':');
+	buf_pad(b, (unsigned)tm.tm_sec, 2);
 	if (iso)
-		*p++ = 'Z';
-	o->o_p = p;
+		buf_char(b, 'Z');
 }
 
 static void
 out_uint(struct dl_out *o, unsigned long long v)
 {
 	out_room(o, DL_NUM);
-	o->o_p = fmt_uint(o->o_p, v);
+	buf_uint(&o->o_b, v);
 }
 
 /* Writes a size for people: "512 B", "1.5 KiB", "5.0 MiB", "12 GiB". */
@@ -417,15 +387,15 @@ out_size(struct dl_out *o, unsigned long long v)
 	}
 	out_uint(o, v);
 	if (u > 0 && v < 10) {
-		*o->o_p++ = '.';
-		*o->o_p++ = (char)('0' + rest * 10 / 1024);
+		buf_char(&o->o_b, '.');
+		buf_char(&o->o_b, (char)('0' + rest * 10 / 1024));
 	}
-	*o->o_p++ = ' ';
+	buf_char(&o->o_b, ' ');
 	if (u > 0) {
-		*o->o_p++ = units[u - 1];
-		*o->o_p++ = 'i';
+		buf_char(&o->o_b, units[u - 1]);
+		buf_char(&o->o_b, 'i');
 	}
-	*o->o_p++ = 'B';
+	buf_char(&o->o_b, 'B');
 }
 
 /* The document up to the first entry.  root: no "Parent directory". */
@@ -496,7 +466,10 @@ dl_entry(struct dl_out *o, int dirfd, const char *name, size_t len,
 	if (dtype != DT_UNKNOWN && dtype != DT_LNK &&
 	    dtype != (pass == 0 ? DT_DIR : DT_REG))
 		return;
-	if (fstatat(dirfd, name, &st, 0) == -1)
+	/* FOLLOW_SYMLINKS=0: a link is not shown as what it points to
+	 * (which may be outside PUBLIC_DIR), and so not listed at all */
+	if (fstatat(dirfd, name, &st, ENABLE_FOLLOW_SYMLINKS ? 0 :
+	    AT_SYMLINK_NOFOLLOW) == -1)
 		return;
 	dir = S_ISDIR(st.st_mode);
 	if (pass == 0 ? !dir : !S_ISREG(st.st_mode))
@@ -590,8 +563,8 @@ dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 	} dents;
 	struct dl_out o;
 	struct dl_dent *d;
-	const char *base = "", *type;
-	char *path, *p;
+	const char *base = "";
+	char *path;
 	ssize_t n, len;
 	size_t off, namelen, baselen = 0, pfx = sizeof(CONFIG_PATH_PREFIX) - 1;
 	int head = r->req_method == M_HEAD, root, pass;
@@ -607,11 +580,11 @@ dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 
 	/*
 	 * The path to show: the request's, with PATH_PREFIX, decoded and
-	 * normalised into the scratch room behind the request (see struct
-	 * conn), which file_serve is done with.  Should that fail, the
+	 * normalised into the request's path buffer (see struct conn),
+	 * which file_serve is done with.  Should that fail, the
 	 * target as sent is shown instead, escaped all the same.
 	 */
-	path = c->c_buf + c->c_len + 1;
+	path = c->c_path;
 	if ((len = url_decode(r->req_target, r->req_path_len, path,
 	    PATH_MAX_LEN)) < 0 || (len = path_normalize(path)) < 0) {
 		path = (char *)r->req_target;
@@ -638,22 +611,24 @@ dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 		c->c_close = 1;
 	/* a HEAD gets what a GET would, Transfer-Encoding too (RFC 9112
 	 * 6.1 allows it), and no body, so its connection can stay open */
-	p = response_head(o.o_buf, 200, r->req_minor, c);
-	p = PUTS(p, "Content-Type: ");
-	type = dl_type[CONFIG_AUTO_INDEX];
-	p = put(p, type, strlen(type));
+	buf_init(&o.o_b, o.o_buf, sizeof(o.o_buf));
+	response_head(&o.o_b, 200, r->req_minor, c);
+	buf_lit(&o.o_b, "Content-Type: ");
+	buf_str(&o.o_b, dl_type[CONFIG_AUTO_INDEX]);
 	/* listings change without their directory's files changing */
-	p = PUTS(p, "\r\nCache-Control: no-cache\r\n"
+	buf_lit(&o.o_b, "\r\nCache-Control: no-cache\r\n"
 	    "X-Content-Type-Options: nosniff\r\n");
 	if (o.o_chunked)
-		p = PUTS(p, "Transfer-Encoding: chunked\r\n");
-	p = PUTS(p, "\r\n");
+		buf_lit(&o.o_b, "Transfer-Encoding: chunked\r\n");
+	buf_lit(&o.o_b, "\r\n");
 	rp->rp_status = 200;
 	rp->rp_bytes = 0;
 	{
 		struct iovec iov = { .iov_base = o.o_buf,
-		    .iov_len = (size_t)(p - o.o_buf) };
+		    .iov_len = buf_len(&o.o_b) };
 
+		if (o.o_b.b_over)
+			return response_error(c, r, rp, 500);
 		if (conn_writev_more(c, &iov, 1, !head) == -1)
 			return -1;
 	}
@@ -661,8 +636,7 @@ dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 		return 0;
 
 	/* the same layout without chunks, for one code path */
-	o.o_p = o.o_buf + DL_PRE;
-	o.o_end = o.o_buf + DL_OUT - DL_POST;
+	buf_init(&o.o_b, o.o_buf + DL_PRE, DL_OUT - DL_PRE - DL_POST);
 	dl_begin(&o, path, (size_t)len, root);
 	/* directories first: two passes, as nothing is kept between them */
 	for (pass = 0; pass < 2 && !o.o_err; pass++) {

@@ -1,8 +1,12 @@
 /* file.c - map a request to a file below PUBLIC_DIR and send it. */
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <string.h>
 #include <strings.h>
@@ -19,8 +23,9 @@
  */
 enum {
 	OUT_SIZE = 2048,
-	HEAD_ROOM = 320 + sizeof(CONFIG_PRAGMA),	/* the longest head we build */
 };
+/* file_serve's head, with its ETag, type, dates and ranges, fits */
+extern char file_head_fits[HEAD_ROOM + 400 <= OUT_SIZE ? 1 : -1];
 
 /* Maps errno from open/fstat to a status, once (OpenBSD server_file.c style). */
 static int
@@ -31,7 +36,8 @@ errno_status(int e)
 	case ENOTDIR:
 		return 404;
 	case EACCES:
-	case ELOOP:
+	case ELOOP:	/* a link, where FOLLOW_SYMLINKS=0 refuses them */
+	case EXDEV:	/* one that leads out of PUBLIC_DIR (openat2) */
 		return 403;
 	case ENAMETOOLONG:
 		return 414;
@@ -43,9 +49,84 @@ errno_status(int e)
 	}
 }
 
+enum {
+	EXT_MAX = 4,		/* EXT_FILE_CMD programs running at once */
+	EXT_TIMEOUT_MS = 2000,	/* how long one may take */
+	EXT_CACHE = 16,		/* answers kept, for any thread */
+};
+static int ext_running;		/* atomic */
+
+/*
+ * EXT_FILE_CMD's answers, shared by all threads (a connection's next
+ * request may be served by another thread, with another file cache), so
+ * that a file costs one run until it changes.  Only requests for files
+ * of unknown suffixes come here, so a lock is fine.
+ */
+static struct {
+	dev_t		 x_dev;
+	ino_t		 x_ino;
+	off_t		 x_size;
+	struct timespec	 x_mtime;
+	char		 x_type[80];	/* "" when empty */
+} ext_cache[EXT_CACHE];
+static unsigned ext_next;
+static pthread_mutex_t ext_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Looks st up (out NULL), or stores out for it.  Returns 1 when found. */
+static int
+ext_cached(const struct stat *st, char *out, size_t outsz, const char *type)
+{
+	int i, found = 0;
+
+	pthread_mutex_lock(&ext_lock);
+	for (i = 0; i < EXT_CACHE && !found; i++)
+		found = ext_cache[i].x_type[0] != '\0' &&
+		    ext_cache[i].x_ino == st->st_ino &&
+		    ext_cache[i].x_dev == st->st_dev &&
+		    ext_cache[i].x_size == st->st_size &&
+		    ext_cache[i].x_mtime.tv_sec == st->st_mtim.tv_sec &&
+		    ext_cache[i].x_mtime.tv_nsec == st->st_mtim.tv_nsec;
+	if (found && type == NULL)
+		concat(out, outsz, ext_cache[i - 1].x_type, NULL);
+	if (!found && type != NULL && strlen(type) < sizeof(ext_cache[0].x_type)) {
+		i = (int)(ext_next++ % EXT_CACHE);
+		ext_cache[i].x_dev = st->st_dev;
+		ext_cache[i].x_ino = st->st_ino;
+		ext_cache[i].x_size = st->st_size;
+		ext_cache[i].x_mtime = st->st_mtim;
+		concat(ext_cache[i].x_type, sizeof(ext_cache[i].x_type), type, NULL);
+	}
+	pthread_mutex_unlock(&ext_lock);
+	return found;
+}
+
+/* Reads the program's answer into out until it ends, the buffer is full
+ * or the deadline passes.  Returns the length, or -1 on time-out. */
+static ssize_t
+ext_read(int fd, char *out, size_t outsz)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	long long deadline = now_ms() + EXT_TIMEOUT_MS, left;
+	ssize_t n = 0, r;
+
+	while ((size_t)n < outsz - 1) {
+		if ((left = deadline - now_ms()) <= 0 ||
+		    poll(&pfd, 1, (int)left) == 0)
+			return -1;
+		if ((r = read(fd, out + n, outsz - 1 - (size_t)n)) > 0)
+			n += r;
+		else if (r == 0 || errno != EINTR)
+			break;
+	}
+	return n;
+}
+
 /*
  * Asks EXT_FILE_CMD for the type of a file the suffix table does not know.
- * Writes a validated type into out; returns 0, or -1 when it had no answer.
+ * Bounded: at most EXT_MAX run at once (more get no answer), each for at
+ * most EXT_TIMEOUT_MS, and the answer is cached with the open file (see
+ * fcache_fill), so a file costs one run, not one per request.  Writes a
+ * validated type into out; returns 0, or -1 when it had no answer.
  */
 static int
 ext_file_type(const char *rel, char *out, size_t outsz)
@@ -55,34 +136,40 @@ ext_file_type(const char *rel, char *out, size_t outsz)
 	    (char *)"--mime-type", full, NULL };
 	char *envp[] = { NULL };
 	posix_spawn_file_actions_t fa;
-	int pfd[2], status, ok = -1;
-	ssize_t n = 0, r;
-	size_t i, plen = settings.set_public_len;
+	int pfd[2], status = -1, ok = -1;
+	ssize_t n;
+	size_t i;
 	pid_t pid;
+	struct buf b;
 
-	if (plen + strlen(rel) + 1 > sizeof(full))
+	buf_init(&b, full, sizeof(full) - 1);
+	buf_add(&b, settings.set_public, settings.set_public_len);
+	buf_str(&b, rel);
+	if (b.b_over)
 		return -1;
-	memcpy(full, settings.set_public, plen);
-	strcpy(full + plen, rel);
-	if (pipe2(pfd, O_CLOEXEC) == -1)
+	buf_cstr(&b);
+	if (__atomic_add_fetch(&ext_running, 1, __ATOMIC_ACQ_REL) > EXT_MAX ||
+	    server_yield() != 0 || pipe2(pfd, O_CLOEXEC) == -1) {
+		__atomic_sub_fetch(&ext_running, 1, __ATOMIC_ACQ_REL);
 		return -1;
-	server_yield();		/* a program to start and wait for */
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
 	if (posix_spawn(&pid, CONFIG_EXT_FILE_CMD, &fa, NULL, argv, envp) != 0)
 		pid = -1;
 	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[1]);
-	while (pid != -1 && (size_t)n < outsz - 1 &&
-	    ((r = read(pfd[0], out + n, outsz - 1 - (size_t)n)) > 0 ||
-	    (r == -1 && errno == EINTR)))
-		if (r > 0)
-			n += r;
+	n = pid == -1 ? -1 : ext_read(pfd[0], out, outsz);
 	close(pfd[0]);
-	if (pid == -1)
+	if (pid != -1) {
+		if (n < 0)
+			kill(pid, SIGKILL);	/* too slow: no answer */
+		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+			;
+	}
+	__atomic_sub_fetch(&ext_running, 1, __ATOMIC_ACQ_REL);
+	if (n < 0)
 		return -1;
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
 	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r' ||
 	    out[n - 1] == ' '))
 		n--;
@@ -100,37 +187,35 @@ ext_file_type(const char *rel, char *out, size_t outsz)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ok : -1;
 }
 
-/* Redirects "/dir" to "/dir/", keeping the query string.  Returns as send. */
+/*
+ * Redirects "/dir" to "/dir/", keeping the query string.  The Location is
+ * built from the normalised path (PATH_PREFIX, then path, percent-encoded),
+ * never from the target as sent: "//host/../dir" would otherwise send the
+ * client to another host.  Returns as send.
+ */
 static int
-redirect_dir(struct conn *c, struct request *r, struct reply *rp)
+redirect_dir(struct conn *c, struct request *r, struct reply *rp,
+    const char *path, size_t len)
 {
-	char head[HEAD_ROOM], *p;
-	struct iovec iov[4];
-	int n = 0;
+	char head[HEAD_ROOM + 4096];
+	struct buf b;
 
-	p = response_head(head, 301, r->req_minor, c);
-	p = PUTS(p, "Location: ");
-	iov[n].iov_base = head;
-	iov[n++].iov_len = (size_t)(p - head);
-	/* the target as the client sent it: no controls or spaces in it */
-	iov[n].iov_base = (void *)r->req_target;
-	iov[n++].iov_len = r->req_path_len;
+	buf_init(&b, head, sizeof(head));
+	response_head(&b, 301, r->req_minor, c);
+	buf_lit(&b, "Location: " CONFIG_PATH_PREFIX);
+	buf_url(&b, path, len, 1);
+	buf_char(&b, '/');
 	if (r->req_query != NULL) {
-		/* "/?query": the '/' goes in front of the query's '?' */
-		iov[n].iov_base = (void *)"/";
-		iov[n++].iov_len = 1;
-		iov[n].iov_base = (void *)(r->req_query - 1);
-		iov[n++].iov_len = r->req_query_len + 1;
-	} else {
-		iov[n].iov_base = (void *)"/";
-		iov[n++].iov_len = 1;
+		/* as sent: visible ASCII and obs-text only (request.c) */
+		buf_char(&b, '?');
+		buf_add(&b, r->req_query, r->req_query_len);
 	}
-	p = PUTS(p, "\r\nContent-Length: 0\r\n\r\n");
-	iov[n].iov_base = p - (sizeof("\r\nContent-Length: 0\r\n\r\n") - 1);
-	iov[n++].iov_len = sizeof("\r\nContent-Length: 0\r\n\r\n") - 1;
+	buf_lit(&b, "\r\nContent-Length: 0\r\n\r\n");
+	if (b.b_over)
+		return response_error(c, r, rp, 414);
 	rp->rp_status = 301;
 	rp->rp_bytes = 0;
-	return conn_writev(c, iov, n);
+	return conn_write(c, head, buf_len(&b));
 }
 
 /*
@@ -155,6 +240,7 @@ struct fcache {
 	time_t		 fc_lm;		/* Last-Modified: mtime, not after now */
 	char		 fc_lastmod[29];
 	char		 fc_etag[64];	/* strong: "inode-size-mtime", quoted */
+	char		 fc_typebuf[80];	/* EXT_FILE_CMD's answer */
 };
 static __thread struct fcache fcache[FC_ENTRIES];
 static __thread unsigned fcache_next;
@@ -251,56 +337,53 @@ fcache_find(const char *path, size_t len, time_t now, int fresh)
 	return NULL;
 }
 
-static char *
-put_hex(char *p, unsigned long long v)
-{
-	static const char hex[] = "0123456789abcdef";
-	char tmp[16];
-	int n = 0;
-
-	do
-		tmp[n++] = hex[v & 15];
-	while ((v >>= 4) != 0);
-	while (n > 0)
-		*p++ = tmp[--n];
-	return p;
-}
-
 /* Describes an open file: what the cache keeps, and what a reply needs. */
 static void
 fcache_fill(struct fcache *e, int fd, const struct stat *st, const char *type,
-    time_t now)
+    const char *typebuf, time_t now)
 {
-	char *p;
+	struct buf b;
 
 	e->fc_fd = fd;
 	e->fc_type = type;
+	if (type != NULL && type == typebuf) {
+		/* EXT_FILE_CMD's answer: kept with the entry, so it runs once
+		 * per file, not once per request */
+		buf_init(&b, e->fc_typebuf, sizeof(e->fc_typebuf) - 1);
+		buf_str(&b, type);
+		e->fc_type = b.b_over ? "application/octet-stream" :
+		    buf_cstr(&b);
+	}
 	e->fc_size = st->st_size;
 	e->fc_dev = st->st_dev;
 	e->fc_ino = st->st_ino;
 	e->fc_mtime = st->st_mtim;
 	e->fc_checked = now;
-	/* a modification time in the future is clamped to now */
+	/* a modification time in the future is clamped to now, one before
+	 * year 0 to year 0 (fmt_http_date's range), so the date sent is the
+	 * one conditional requests are compared with */
 	e->fc_lm = st->st_mtime > now ? now : st->st_mtime;
+	if ((long long)e->fc_lm < DATE_MIN)
+		e->fc_lm = (time_t)DATE_MIN;
 	fmt_http_date(e->fc_lastmod, e->fc_lm);
 	/* changes with any replacement or write of the file */
-	p = e->fc_etag;
-	*p++ = '"';
-	p = put_hex(p, (unsigned long long)st->st_ino);
-	*p++ = '-';
-	p = put_hex(p, (unsigned long long)st->st_size);
-	*p++ = '-';
-	p = put_hex(p, (unsigned long long)st->st_mtim.tv_sec);
-	*p++ = '.';
-	p = put_hex(p, (unsigned long long)st->st_mtim.tv_nsec);
-	*p++ = '"';
-	*p = '\0';
+	buf_init(&b, e->fc_etag, sizeof(e->fc_etag) - 1);
+	buf_char(&b, '"');
+	buf_hex(&b, (unsigned long long)st->st_ino, 0);
+	buf_char(&b, '-');
+	buf_hex(&b, (unsigned long long)st->st_size, 0);
+	buf_char(&b, '-');
+	buf_hex(&b, (unsigned long long)st->st_mtim.tv_sec, 0);
+	buf_char(&b, '.');
+	buf_hex(&b, (unsigned long long)st->st_mtim.tv_nsec, 0);
+	buf_char(&b, '"');
+	buf_cstr(&b);
 }
 
 /* Keeps fd in the cache; returns the entry, or NULL if it does not fit. */
 static struct fcache *
 fcache_add(const char *path, size_t len, int fd, const struct stat *st,
-    const char *type, time_t now)
+    const char *type, const char *typebuf, time_t now)
 {
 	struct fcache *e;
 
@@ -311,7 +394,7 @@ fcache_add(const char *path, size_t len, int fd, const struct stat *st,
 	e = &fcache[fcache_next++ % FC_ENTRIES];
 	if (e->fc_fd > 0)
 		fcache_drop(e);
-	fcache_fill(e, fd, st, type, now);
+	fcache_fill(e, fd, st, type, typebuf, now);
 	e->fc_len = (unsigned short)len;
 	memcpy(e->fc_path, path, len);
 	return e;
@@ -464,6 +547,74 @@ if_range_holds(const char *v, const struct fcache *e)
 }
 
 /*
+ * FOLLOW_SYMLINKS=0: every open stays inside the directory it starts
+ * from.  openat2(RESOLVE_BENEATH) follows a link only while it resolves
+ * beneath; where the kernel has no openat2 (before Linux 5.6), the path
+ * is walked a component at a time with O_NOFOLLOW, so no link is followed
+ * at all.  The call's number and structure are the kernel's ABI, so no
+ * header that a libc or a cross toolchain may lack is needed.
+ */
+#ifndef SYS_openat2
+#define SYS_openat2	(-1)	/* this libc knows no number: walk */
+#endif
+struct open_how_abi {
+	uint64_t	 flags, mode, resolve;
+};
+enum { RESOLVE_BENEATH_ = 0x08, RESOLVE_NO_MAGICLINKS_ = 0x02 };
+
+static int
+open_walk(int dirfd, const char *rel, int flags)
+{
+	char comp[256];
+	const char *slash;
+	int fd = dirfd, next;
+
+	while ((slash = strchr(rel, '/')) != NULL) {
+		if ((size_t)(slash - rel) >= sizeof(comp)) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(comp, rel, (size_t)(slash - rel));
+		comp[slash - rel] = '\0';
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd != dirfd)
+			close(fd);
+		if ((fd = next) == -1)
+			return -1;
+		rel = slash + 1;
+	}
+	next = openat(fd, *rel != '\0' ? rel : ".", flags | O_NOFOLLOW);
+	if (fd != dirfd)
+		close(fd);
+	return next;
+ fail:
+	if (fd != dirfd)
+		close(fd);
+	return -1;
+}
+
+/* openat(), confined below dirfd unless FOLLOW_SYMLINKS is on. */
+static int
+open_beneath(int dirfd, const char *rel, int flags)
+{
+	static int no_openat2;
+	struct open_how_abi how = { .flags = (uint64_t)flags,
+	    .resolve = RESOLVE_BENEATH_ | RESOLVE_NO_MAGICLINKS_ };
+	long fd;
+
+	if (ENABLE_FOLLOW_SYMLINKS)
+		return openat(dirfd, rel, flags);
+	if (SYS_openat2 != -1 && !__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
+		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (fd != -1 || errno != ENOSYS)
+			return (int)fd;
+		__atomic_store_n(&no_openat2, 1, __ATOMIC_RELAXED);
+	}
+	return open_walk(dirfd, rel, flags);
+}
+
+/*
  * Opens what path names: the file, or a directory's index.  Returns the
  * descriptor with *st filled and *type set, or -status (a 301 for a
  * directory without its slash).
@@ -476,7 +627,7 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 	size_t namelen = len;
 	int fd, dfd, e;
 
-	fd = openat(settings.set_public_fd, len > 1 ? path + 1 : ".",
+	fd = open_beneath(settings.set_public_fd, len > 1 ? path + 1 : ".",
 	    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd == -1 || fstat(fd, st) == -1)
 		goto fail;
@@ -486,7 +637,7 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 			return -301;
 		}
 		dfd = fd;	/* the directory's fd serves as openat's base */
-		fd = !ENABLE_DEFAULT_INDEX ? -1 : openat(dfd,
+		fd = !ENABLE_DEFAULT_INDEX ? -1 : open_beneath(dfd,
 		    CONFIG_DEFAULT_INDEX, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
 		    O_NOCTTY);
 		if (ENABLE_AUTO_INDEX && fd == -1 &&
@@ -509,8 +660,13 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 	if ((*type = mime_lookup(name, namelen)) == NULL) {
 		*type = "application/octet-stream";
 		if (ENABLE_EXT_FILE_CMD && name == path &&
-		    ext_file_type(path, typebuf, typesz) == 0)
+		    ext_cached(st, typebuf, typesz, NULL))
 			*type = typebuf;
+		else if (ENABLE_EXT_FILE_CMD && name == path &&
+		    ext_file_type(path, typebuf, typesz) == 0) {
+			(void)ext_cached(st, NULL, 0, typebuf);
+			*type = typebuf;
+		}
 	}
 	return fd;
 
@@ -541,11 +697,11 @@ file_get(char *path, size_t len, time_t now, int fresh, struct fcache *tmp,
 	}
 	if ((fd = file_open(path, len, &st, &type, typebuf, typesz, dirfd)) < 0)
 		return fd;
-	*cachedp = type != typebuf &&
-	    (*ep = fcache_add(path, len, fd, &st, type, now)) != NULL;
+	*cachedp = (*ep = fcache_add(path, len, fd, &st, type, typebuf,
+	    now)) != NULL;
 	if (!*cachedp) {
 		*ep = tmp;
-		fcache_fill(tmp, fd, &st, type, now);
+		fcache_fill(tmp, fd, &st, type, typebuf, now);
 	}
 	return 0;
 }
@@ -599,9 +755,9 @@ accepts_gzip(const char *v)
 /*
  * The file system path a request names: PATH_PREFIX checked and removed,
  * the query kept only under QUERY_HACK (when query_hack is set: not for
- * CGI, whose programs get it as QUERY_STRING), percent-decoded and normalised,
- * into the scratch room behind the received bytes (the page the request
- * already sits in; see struct conn).  Returns 0 with *pathp and *lenp set,
+ * CGI, whose programs get it as QUERY_STRING), percent-decoded and
+ * normalised into the request's own path buffer, c_path (see struct
+ * conn), which nothing else writes.  Returns 0 with *pathp and *lenp set,
  * or -status.
  */
 int
@@ -611,8 +767,8 @@ file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp,
 	const char *src = r->req_target;
 	size_t srclen = r->req_path_len;
 	int root_only = 0;
-	ssize_t len;
-	char *path;
+	ssize_t len, q;
+	char *path = c->c_path;
 
 	/* PATH_PREFIX: required, and not part of the file's path */
 	if (ENABLE_PATH_PREFIX) {
@@ -629,15 +785,25 @@ file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp,
 			root_only = 1;
 		}
 	}
-	/* QUERY_HACK: the query is part of the file name below its prefix */
-	if (ENABLE_QUERY_HACK && query_hack && r->req_query != NULL && !root_only &&
-	    strncmp(src, CONFIG_QUERY_HACK, sizeof(CONFIG_QUERY_HACK) - 1) == 0)
-		srclen = (size_t)(r->req_query + r->req_query_len - src);
 	if (srclen >= PATH_MAX_LEN)
 		return -414;
-	path = c->c_buf + c->c_len + 1;
-	if ((len = url_decode(src, srclen, path, PATH_MAX_LEN)) < 0 ||
-	    (len = path_normalize(path)) < 0)
+	if ((len = url_decode(src, srclen, path, PATH_MAX_LEN)) < 0)
+		return -400;
+	/* QUERY_HACK: "?query" is part of the file name below its prefix;
+	 * decoded on its own, as the target and the query need not be
+	 * next to each other (an absolute-form target without a path) */
+	if (ENABLE_QUERY_HACK && query_hack && r->req_query != NULL &&
+	    !root_only && strncmp(path, CONFIG_QUERY_HACK,
+	    sizeof(CONFIG_QUERY_HACK) - 1) == 0) {
+		if ((size_t)len + 2 >= PATH_MAX_LEN)
+			return -414;
+		path[len] = '?';
+		if ((q = url_decode(r->req_query, r->req_query_len,
+		    path + len + 1, PATH_MAX_LEN - (size_t)len - 1)) < 0)
+			return -400;
+		len += 1 + q;
+	}
+	if ((len = path_normalize(path)) < 0)
 		return -400;
 	*pathp = path;
 	*lenp = len;
@@ -652,10 +818,10 @@ file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp,
 int
 file_serve(struct conn *c, struct request *r, struct reply *rp)
 {
-	char out[OUT_SIZE], typebuf[128], *p, *path;
+	char out[OUT_SIZE], typebuf[80], cr[48], *path;
 	const char *type;
 	struct fcache *e, tmp;
-	struct iovec iov[1];
+	struct buf b;
 	ssize_t len;
 	off_t size, off;
 	time_t now;
@@ -684,7 +850,7 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	if (!gz && (rc = file_get(path, (size_t)len, now, c->c_fresh, &tmp, &e, &cached,
 	    typebuf, sizeof(typebuf), &dirfd)) != 0) {
 		if (rc == -301)
-			return redirect_dir(c, r, rp);
+			return redirect_dir(c, r, rp, path, (size_t)len);
 		if (rc == -FILE_LISTING) {
 			rc = dirlist_serve(c, r, rp, dirfd);
 			close(dirfd);
@@ -711,64 +877,62 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	rp->rp_status = status == 0 ? 200 : status;
 	rp->rp_bytes = 0;
 	if (status == 412 || status == 416) {
-		char cr[48];
-
-		p = PUTS(cr, "Content-Range: bytes */");
-		p = fmt_uint(p, (unsigned long long)e->fc_size);
-		p = PUTS(p, "\r\n");
-		*p = '\0';
+		buf_init(&b, cr, sizeof(cr) - 1);
+		buf_lit(&b, "Content-Range: bytes */");
+		buf_uint(&b, (unsigned long long)e->fc_size);
+		buf_lit(&b, "\r\n");
 		rc = response_error_hdr(c, r, rp, status,
-		    status == 416 ? cr : NULL);
+		    status == 416 ? buf_cstr(&b) : NULL);
 		goto done;
 	}
 
-	p = response_head(out, rp->rp_status, r->req_minor, c);
-	p = PUTS(p, "ETag: ");
-	p = put(p, e->fc_etag, strlen(e->fc_etag));
-	p = PUTS(p, "\r\nLast-Modified: ");
-	p = put(p, e->fc_lastmod, 29);
+	buf_init(&b, out, sizeof(out));
+	response_head(&b, rp->rp_status, r->req_minor, c);
+	buf_lit(&b, "ETag: ");
+	buf_str(&b, e->fc_etag);
+	buf_lit(&b, "\r\nLast-Modified: ");
+	buf_add(&b, e->fc_lastmod, 29);
 	if (ENABLE_GZIP_STATIC)	/* a 304 too: RFC 9110 15.4.5 */
-		p = PUTS(p, "\r\nVary: Accept-Encoding");
+		buf_lit(&b, "\r\nVary: Accept-Encoding");
 	if (status == 304) {
-		p = PUTS(p, "\r\n\r\n");
-		rc = conn_write(c, out, (size_t)(p - out));
+		buf_lit(&b, "\r\n\r\n");
+		rc = response_send_head(c, r, rp, &b);
 		goto done;
 	}
 	if (gz)
-		p = PUTS(p, "\r\nContent-Encoding: gzip");
-	p = PUTS(p, "\r\nAccept-Ranges: bytes\r\nContent-Type: ");
-	p = put(p, type, strlen(type));
+		buf_lit(&b, "\r\nContent-Encoding: gzip");
+	buf_lit(&b, "\r\nAccept-Ranges: bytes\r\nContent-Type: ");
+	buf_str(&b, type);
 	if (status == 206) {
-		p = PUTS(p, "\r\nContent-Range: bytes ");
-		p = fmt_uint(p, (unsigned long long)off);
-		*p++ = '-';
-		p = fmt_uint(p, (unsigned long long)(off + size - 1));
-		*p++ = '/';
-		p = fmt_uint(p, (unsigned long long)e->fc_size);
+		buf_lit(&b, "\r\nContent-Range: bytes ");
+		buf_uint(&b, (unsigned long long)off);
+		buf_char(&b, '-');
+		buf_uint(&b, (unsigned long long)(off + size - 1));
+		buf_char(&b, '/');
+		buf_uint(&b, (unsigned long long)e->fc_size);
 	}
-	p = PUTS(p, "\r\nContent-Length: ");
-	p = fmt_uint(p, (unsigned long long)size);
-	p = PUTS(p, "\r\n\r\n");
-	iov[0].iov_base = out;
-	iov[0].iov_len = (size_t)(p - out);
+	buf_lit(&b, "\r\nContent-Length: ");
+	buf_uint(&b, (unsigned long long)size);
+	buf_lit(&b, "\r\n\r\n");
 
-	if (r->req_method == M_HEAD || size == 0) {
-		rc = conn_writev(c, iov, 1);
-	} else if (size <= out + sizeof(out) - p) {
+	if (b.b_over || r->req_method == M_HEAD || size == 0) {
+		rc = response_send_head(c, r, rp, &b);
+	} else if (size <= (off_t)buf_room(&b)) {
 		/* one syscall for head and body, from one buffer */
 		do
-			len = pread(fd, p, (size_t)size, off);
+			len = pread(fd, b.b_p, (size_t)size, off);
 		while (len == -1 && errno == EINTR);
 		if (len != size) {
 			rc = -1;	/* shrank under us: the length is wrong */
 			shrank = 1;
 		} else {
-			iov[0].iov_len += (size_t)len;
 			rp->rp_bytes = len;
-			rc = conn_writev(c, iov, 1);
+			rc = conn_write(c, out, buf_len(&b) + (size_t)len);
 		}
 	} else {
-		rc = conn_writev_more(c, iov, 1, 1);
+		struct iovec iov = { .iov_base = out, .iov_len = buf_len(&b) };
+
+		rc = conn_writev_more(c, &iov, 1, 1);
 		if (rc == 0)
 			rc = conn_sendfile(c, fd, off, size);
 		if (rc == 0)

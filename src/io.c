@@ -17,6 +17,8 @@
 
 #include "mrhttpd.h"
 
+enum { SEND_BUDGET = 1 << 20 };	/* bytes in a row on the turn */
+
 /* Returns bytes read, 0 at end of stream, -1 on error or when nothing is
  * there yet (EAGAIN). */
 ssize_t
@@ -35,28 +37,34 @@ conn_read(struct conn *c, void *buf, size_t n)
 	return r;
 }
 
-/* Waits up to ms for input.  Returns 1 when readable, 0 on time-out, -1 on error. */
+/*
+ * Waits up to ms for input.  Returns 1 when readable, 0 on time-out, -1 on
+ * error or when it may not wait (no thread could take the turn).
+ */
 int
 conn_wait_readable(struct conn *c, int ms)
 {
 	struct pollfd pfd = { .fd = c->c_fd, .events = POLLIN };
 	int r;
 
-	server_yield();
+	if (server_yield() != 0)
+		return -1;
 	do
 		r = poll(&pfd, 1, ms);
 	while (r == -1 && errno == EINTR);
 	return r;
 }
 
-/* After EAGAIN on a write: waits for room.  Returns 0, or -1 on time-out. */
+/* After EAGAIN on a write: waits for room.  Returns 0, or -1 on time-out
+ * or when it may not wait (then the client, stuck, is closed). */
 static int
 conn_wait_writable(struct conn *c)
 {
 	struct pollfd pfd = { .fd = c->c_fd, .events = POLLOUT };
 	int r;
 
-	server_yield();
+	if (server_yield() != 0)
+		return -1;
 	do
 		r = poll(&pfd, 1, CONFIG_REQUEST_TIMEOUT * 1000);
 	while (r == -1 && errno == EINTR);
@@ -120,13 +128,21 @@ int
 conn_sendfile(struct conn *c, int fd, off_t off, off_t len)
 {
 	ssize_t n;
+	off_t sent = 0;
 
 	if (ENABLE_SENDFILE) {
 		while (len > 0) {
 			n = sendfile(c->c_fd, fd, &off,
-			    len > 0x7ffff000 ? 0x7ffff000 : (size_t)len);
+			    len > SEND_BUDGET ? SEND_BUDGET : (size_t)len);
 			if (n > 0) {
 				len -= n;
+				/* fairness: a fast reader of a big file gets
+				 * SEND_BUDGET bytes on the turn, then the turn
+				 * goes to the others */
+				if ((sent += n) >= SEND_BUDGET && len > 0) {
+					sent = 0;
+					(void)server_yield();
+				}
 				continue;
 			}
 			if (n == -1 && (errno == EINTR || ((errno == EAGAIN ||

@@ -22,7 +22,7 @@ static int log_fd = STDOUT_FILENO;
  * Opens the log: LOG_FILE (inside SERVER_ROOT when given the jail's path
  * as prefix), syslog, or stdout.  Called before the jail with root's
  * rights, and again on SIGHUP with prefix "" to reopen after rotation:
- * dup2 swaps the descriptor under the writing threads atomically.
+ * dup3 swaps the descriptor under the writing threads atomically.
  * Returns 0, or -1 with errno set.
  */
 int
@@ -53,7 +53,9 @@ log_open(const char *prefix)
 	if (log_fd == STDOUT_FILENO)
 		log_fd = fd;
 	else {
-		dup2(fd, log_fd);
+		/* dup2 would clear close-on-exec, and hand the log to every
+		 * CGI program started after the reopen */
+		dup3(fd, log_fd, O_CLOEXEC);
 		close(fd);
 	}
 	return 0;
@@ -122,90 +124,126 @@ iso_time(void)
 /*
  * Copies client-supplied text into a log line, escaping what could forge
  * or break a line: quotes, backslashes, controls and non-ASCII as \xHH.
- * At most max bytes of output.
+ * At most max bytes of output (and never past the line's end).  With
+ * all set, only controls are escaped (message text, not a quoted field).
  */
-static char *
-put_escaped(char *p, const char *s, size_t n, size_t max)
+static void
+buf_escaped(struct buf *b, const char *s, size_t n, size_t max, int all)
 {
 	static const char hex[] = "0123456789abcdef";
-	char *end = p + max - 4;
+	char esc[4] = { '\\', 'x' };
+	size_t used = 0;
 	unsigned char c;
 
-	if (s == NULL || n == 0)
-		return put(p, "-", 1);
-	for (; n > 0 && p < end; n--) {
-		c = (unsigned char)*s++;
-		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-			*p++ = '\\';
-			*p++ = 'x';
-			*p++ = hex[c >> 4];
-			*p++ = hex[c & 15];
-		} else
-			*p++ = (char)c;
+	if (s == NULL || n == 0) {
+		if (all)
+			buf_char(b, '-');
+		return;
 	}
-	return p;
+	for (; n > 0 && used + 4 <= max && !b->b_over; n--) {
+		c = (unsigned char)*s++;
+		if (c < 0x20 || c == 0x7f || (all && (c > 0x7f || c == '"' ||
+		    c == '\\'))) {
+			esc[2] = hex[c >> 4];
+			esc[3] = hex[c & 15];
+			buf_add(b, esc, 4);
+			used += 4;
+		} else {
+			buf_char(b, (char)c);
+			used++;
+		}
+	}
+}
+
+/* Writes a finished line; one that did not fit ends with "...". */
+static void
+log_line(struct buf *b)
+{
+	if (b->b_over) {
+		b->b_p = b->b_end - 3;
+		b->b_over = 0;
+		buf_lit(b, "...");
+	}
+	b->b_end++;		/* buf_init left room for the newline */
+	buf_char(b, '\n');
+	log_write(b->b_start, buf_len(b));
 }
 
 void
 log_access(const struct conn *c, const struct access *a)
 {
-	char line[2048], *p = line;
-	size_t n;
+	char line[2048];
+	struct buf b;
 
 	if (a->a_rejected ? CONFIG_LOG_LEVEL < 1 :
 	    a->a_status >= 400 ? CONFIG_LOG_LEVEL < 3 : CONFIG_LOG_LEVEL < 4)
 		return;
-	n = strlen(c->c_addr);
-	p = put(p, c->c_addr, n);
-	p = put(p, " - - [", 6);
-	p = put(p, clf_time(), 26);
-	p = put(p, "] \"", 3);
-	p = put_escaped(p, a->a_line, a->a_line_len, 1024);
-	p = put(p, "\" ", 2);
-	p = fmt_uint(p, (unsigned)a->a_status);
-	*p++ = ' ';
+	buf_init(&b, line, sizeof(line) - 1);
+	buf_str(&b, c->c_addr);
+	buf_lit(&b, " - - [");
+	buf_add(&b, clf_time(), 26);
+	buf_lit(&b, "] \"");
+	buf_escaped(&b, a->a_line, a->a_line_len, 1024, 1);
+	buf_lit(&b, "\" ");
+	buf_uint(&b, (unsigned)a->a_status);
+	buf_char(&b, ' ');
 	if (a->a_bytes > 0)
-		p = fmt_uint(p, (unsigned long long)a->a_bytes);
+		buf_uint(&b, (unsigned long long)a->a_bytes);
 	else
-		*p++ = '-';
-	p = put(p, " \"", 2);
-	p = put_escaped(p, a->a_referer, a->a_referer ? strlen(a->a_referer) : 0, 400);
-	p = put(p, "\" \"", 3);
-	p = put_escaped(p, a->a_ua, a->a_ua ? strlen(a->a_ua) : 0, 400);
-	p = put(p, "\"\n", 2);
-	log_write(line, (size_t)(p - line));
+		buf_char(&b, '-');
+	buf_lit(&b, " \"");
+	buf_escaped(&b, a->a_referer, a->a_referer ? strlen(a->a_referer) : 0,
+	    400, 1);
+	buf_lit(&b, "\" \"");
+	buf_escaped(&b, a->a_ua, a->a_ua ? strlen(a->a_ua) : 0, 400, 1);
+	buf_char(&b, '"');
+	log_line(&b);
 }
 
 void
 log_accepted(const struct conn *c, const struct request *r)
 {
-	char line[1200], *p = line;
+	char line[1200];
+	struct buf b;
 
 	if (CONFIG_LOG_LEVEL < 2)
 		return;
-	p = put(p, iso_time(), 20);
-	p = put(p, " [info] ", 8);
-	p = put(p, c->c_addr, strlen(c->c_addr));
-	p = put(p, " accepted \"", 11);
-	p = put_escaped(p, r->req_line, strlen(r->req_line), 1024);
-	p = put(p, "\"\n", 2);
-	log_write(line, (size_t)(p - line));
+	buf_init(&b, line, sizeof(line) - 1);
+	buf_add(&b, iso_time(), 20);
+	buf_lit(&b, " [info] ");
+	buf_str(&b, c->c_addr);
+	buf_lit(&b, " accepted \"");
+	buf_escaped(&b, r->req_line, strlen(r->req_line), 1024, 1);
+	buf_char(&b, '"');
+	log_line(&b);
 }
 
-/* A message line: "2026-11-22T03:04:05Z [error] text".  Not on the hot path. */
+/*
+ * A message line: "2026-11-22T03:04:05Z [error] text".  Not on the hot
+ * path.  Whatever the arguments hold (a CGI program's stderr, a file
+ * name), control bytes in the text are escaped: no line break reaches
+ * the log, so no message can forge a line.
+ */
 void
 log_msg(const char *level, const char *fmt, ...)
 {
-	char line[1024];
+	char text[1024], line[1200];
+	struct buf b;
 	va_list ap;
 	int n;
 
-	n = snprintf(line, sizeof(line), "%s [%s] ", iso_time(), level);
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if ((size_t)n > sizeof(line) - 2)
-		n = sizeof(line) - 2;
-	line[n++] = '\n';
-	log_write(line, (size_t)n);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(text))
+		n = sizeof(text) - 1;
+	buf_init(&b, line, sizeof(line) - 1);
+	buf_add(&b, iso_time(), 20);
+	buf_lit(&b, " [");
+	buf_str(&b, level);
+	buf_lit(&b, "] ");
+	buf_escaped(&b, text, (size_t)n, sizeof(line), 0);
+	log_line(&b);
 }

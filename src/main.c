@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "mrhttpd.h"
@@ -65,14 +66,16 @@ usage(void)
 static void
 version(void)
 {
-	char out[1024], *p = out;
+	char out[1024];
+	struct buf b;
 
+	buf_init(&b, out, sizeof(out));
 #define FEATURE_LINE(name, on) \
-	p = put(p, name, strlen(name)); \
-	p = (on) ? PUTS(p, ": yes\n") : PUTS(p, ": no\n");
-	p = PUTS(p, "mrhttpd " MRHTTPD_VERSION "\n");
+	buf_str(&b, name); \
+	buf_str(&b, (on) ? ": yes\n" : ": no\n");
+	buf_lit(&b, "mrhttpd " MRHTTPD_VERSION "\n");
 	FEATURE_LIST(FEATURE_LINE)
-	(void)!write(STDOUT_FILENO, out, (size_t)(p - out));
+	(void)!write(STDOUT_FILENO, out, buf_len(&b));
 }
 
 static int
@@ -132,11 +135,39 @@ close_inherited(void)
 		close(fd);
 }
 
+/*
+ * The user name and scheme in AUTH_HEADER, for REMOTE_USER and AUTH_TYPE
+ * of a request that passed it: "Basic dXNlcjpwYXNz" is user "user".
+ */
+static void
+auth_header_user(void)
+{
+	static char user[256], scheme[32];
+	const char *a = settings.set_auth, *sp = strchr(a, ' ');
+	char *colon;
+	struct buf b;
+
+	settings.set_auth_user = "";
+	settings.set_auth_type = NULL;
+	if (sp == NULL)
+		return;
+	buf_init(&b, scheme, sizeof(scheme) - 1);
+	buf_add(&b, a, (size_t)(sp - a));
+	settings.set_auth_type = b.b_over ? NULL : buf_cstr(&b);
+	if (strncasecmp(a, "Basic ", 6) == 0 &&
+	    base64_decode(a + 6, user, sizeof(user)) > 0 &&
+	    (colon = strchr(user, ':')) != NULL) {
+		*colon = '\0';
+		settings.set_auth_user = user;
+	}
+}
+
 /* Writes our pid to PID_FILE (a host path: it is for init scripts). */
 static void
 write_pid_file(void)
 {
-	char buf[24], *p;
+	char num[24];
+	struct buf b;
 	int fd;
 
 	fd = open(CONFIG_PID_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
@@ -144,9 +175,10 @@ write_pid_file(void)
 	if (fd == -1)
 		die("cannot write pid file " CONFIG_PID_FILE ": ",
 		    strerror(errno), NULL);
-	p = fmt_uint(buf, (unsigned long long)getpid());
-	*p++ = '\n';
-	if (write(fd, buf, (size_t)(p - buf)) != p - buf)
+	buf_init(&b, num, sizeof(num));
+	buf_uint(&b, (unsigned long long)getpid());
+	buf_char(&b, '\n');
+	if (write(fd, num, buf_len(&b)) != (ssize_t)buf_len(&b))
 		die("cannot write pid file " CONFIG_PID_FILE ": ",
 		    strerror(errno), NULL);
 	close(fd);
@@ -233,6 +265,7 @@ main(int argc, char *argv[])
 			die("AUTH_HEADER is set neither in mrhttpd.conf nor in "
 			    "the environment", NULL);
 		settings.set_auth_len = strlen(settings.set_auth);
+		auth_header_user();
 	}
 	/* read as root and before the jail, at its path inside it */
 	if (ENABLE_AUTH_FILE && auth_load(CONFIG_SERVER_ROOT) == -1)

@@ -36,11 +36,17 @@
 	X("auth", ENABLE_AUTH) \
 	X("auth-file", ENABLE_AUTH_FILE) \
 	X("path-prefix", ENABLE_PATH_PREFIX) \
-	X("gzip-static", ENABLE_GZIP_STATIC)
+	X("gzip-static", ENABLE_GZIP_STATIC) \
+	X("per-ip-limit", ENABLE_PER_IP) \
+	X("follow-symlinks", ENABLE_FOLLOW_SYMLINKS)
 
 enum {
 	PATH_MAX_LEN = 4096,		/* longest decoded request path */
 	HEAD_MAX = CONFIG_HTTP_HEADER_LENGTH,
+	/* response_head's part, and the few headers every reply adds:
+	 * configure keeps PRAGMA (and the other strings that go into a
+	 * header) short enough for this */
+	HEAD_ROOM = 512 + sizeof(CONFIG_PRAGMA),
 };
 
 /* Run-time settings: compiled-in values, some overridable on the command line. */
@@ -54,6 +60,8 @@ struct settings {
 	int		 set_fd_cache_max;	/* fds at or above are not cached */
 	int		 set_devnull;		/* /dev/null, opened before the jail */
 	const char	*set_auth;		/* AUTH_HEADER, or from the environment */
+	const char	*set_auth_user;		/* its user name, or "" */
+	const char	*set_auth_type;		/* its scheme, e.g. "Basic" */
 	int		 set_cgi_fd;		/* CGI_DIR, opened at start */
 	size_t		 set_auth_len;
 };
@@ -103,6 +111,10 @@ struct request {
 	const char	*req_if_range;
 	const char	*req_range;
 	const char	*req_authorization;
+	/* set by route_authorized() only for credentials it checked and
+	 * passed: the user name ("" when the scheme has none) and scheme */
+	const char	*req_user;
+	const char	*req_auth_type;
 	const char	*req_expect;
 	const char	*req_accept_encoding;
 	int		 req_nhdrs;
@@ -119,15 +131,78 @@ struct request {
 int	 request_parse(struct request *, char *, size_t, size_t *);
 enum method method_lookup(const char *, size_t);
 
-/* Appends n bytes at p and returns the new end: the building block of
- * every header and log line (no stdio on the hot path). */
-static inline char *
-put(char *p, const char *s, size_t n)
+/*
+ * A bounded buffer: every response head, every log line and every other
+ * line built in memory goes through one.  Each append checks the room
+ * left; what does not fit sets b_over and is dropped, and the caller
+ * turns that into an error (a 500 for our own head, a 502 for a CGI
+ * program's).  No stdio on the hot path.
+ */
+struct buf {
+	char	*b_start;
+	char	*b_p;		/* the next free byte */
+	char	*b_end;		/* one past the last usable byte */
+	int	 b_over;	/* an append did not fit */
+};
+
+static inline void
+buf_init(struct buf *b, char *mem, size_t n)
 {
-	memcpy(p, s, n);
-	return p + n;
+	b->b_start = b->b_p = mem;
+	b->b_end = mem + n;
+	b->b_over = 0;
 }
-#define PUTS(p, lit)	put((p), (lit), sizeof(lit) - 1)
+
+static inline size_t
+buf_len(const struct buf *b)
+{
+	return (size_t)(b->b_p - b->b_start);
+}
+
+static inline size_t
+buf_room(const struct buf *b)
+{
+	return (size_t)(b->b_end - b->b_p);
+}
+
+static inline void
+buf_add(struct buf *b, const void *s, size_t n)
+{
+	if (n > buf_room(b)) {
+		b->b_over = 1;
+		return;
+	}
+	memcpy(b->b_p, s, n);
+	b->b_p += n;
+}
+#define buf_lit(b, lit)	buf_add((b), (lit), sizeof(lit) - 1)
+
+static inline void
+buf_str(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+static inline void
+buf_char(struct buf *b, char c)
+{
+	buf_add(b, &c, 1);
+}
+
+void	 buf_uint(struct buf *, unsigned long long);
+void	 buf_hex(struct buf *, unsigned long long, int);
+void	 buf_pad(struct buf *, unsigned, int);
+/* Percent-encodes s[0..n) for a URI path: every byte but the unreserved
+ * ones (and '/', with slash set) becomes %XX. */
+void	 buf_url(struct buf *, const char *, size_t, int);
+/* Terminates the contents with a NUL (which b_end must leave room for:
+ * buf_init with one byte less).  Returns b_start. */
+static inline char *
+buf_cstr(struct buf *b)
+{
+	*b->b_p = '\0';
+	return b->b_start;
+}
 
 /* util.c */
 /*
@@ -136,14 +211,18 @@ put(char *p, const char *s, size_t n)
  * or literal NUL, or when dst is too small.
  */
 ssize_t	 url_decode(const char *, size_t, char *, size_t);
+/* The value of a hexadecimal digit, or -1. */
+int	 hex_digit(unsigned char);
 /*
  * path_normalize: in place, folds "//", "/./" and "/x/.." in an absolute path.
  * Returns the new length, or -1 when the path is not absolute or ".." would
  * climb above the root.  A trailing slash is kept.
  */
 ssize_t	 path_normalize(char *);
-char	*fmt_uint(char *, unsigned long long);
 void	 time_utc(time_t, struct tm *);
+/* The dates every formatter can write: years 0000 to 9999. */
+#define DATE_MIN	(-62167219200LL)	/* 0000-01-01T00:00:00Z */
+#define DATE_MAX	253402300799LL		/* 9999-12-31T23:59:59Z */
 char	*fmt_http_date(char *, time_t);	/* writes 29 bytes */
 const char *http_date_now(time_t *);	/* this thread's cached Date value */
 
@@ -153,6 +232,9 @@ const char *http_date_now(time_t *);	/* this thread's cached Date value */
  */
 int	 http_date_parse(const char *, time_t *);
 ssize_t	 base64_decode(const char *, char *, size_t);
+/* Are a[0..an) and the secret s[0..sn) equal?  Takes time that depends
+ * on sn alone, never on how much of the secret a guess got right. */
+int	 ct_equal(const char *, size_t, const char *, size_t);
 size_t	 concat(char *, size_t, ...) __attribute__((sentinel));
 long long now_ms(void);
 void	 addr_fmt(const struct sockaddr_storage *, char *, size_t);
@@ -177,12 +259,15 @@ struct conn {
 	size_t		 c_len;		/* bytes in c_buf, at most HEAD_MAX */
 	struct body	*c_body;	/* the current request's body */
 	/*
-	 * On the serving thread's stack: HEAD_MAX bytes for the request, then
-	 * room for PATH_MAX_LEN of scratch behind whatever was received (the
-	 * decoded path goes there, in the page the request already uses).
-	 * A connection is parked only with nothing left in it.
+	 * On the serving thread's stack: HEAD_MAX bytes for what the client
+	 * sent (the head, pipelined bytes, the start of a body), and the
+	 * request's decoded, normalised path, PATH_MAX_LEN bytes that only
+	 * file_path() writes: reading a body can never overwrite the path a
+	 * handler or the log still uses.  A connection is parked only with
+	 * nothing left in either.
 	 */
 	char		*c_buf;
+	char		*c_path;
 };
 ssize_t	 conn_read(struct conn *, void *, size_t);
 int	 conn_writev(struct conn *, struct iovec *, int);
@@ -205,7 +290,12 @@ struct body {
 	int		 b_ext;
 	int		 b_continue;	/* 100 Continue still to send */
 };
+enum {
+	CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
+	CH_TRAILER, CH_TRAILER_LINE, CH_END_LF, CH_DONE,
+};
 int	 body_start(struct conn *, struct request *, struct body *, long long);
+ssize_t	 body_dechunk(struct body *, char *, size_t, size_t *);
 ssize_t	 body_read(struct conn *, struct body *, char *, size_t);
 int	 body_discard(struct conn *, struct body *);
 int	 body_pending(const struct body *);
@@ -221,7 +311,9 @@ int	 response_error(struct conn *, struct request *, struct reply *, int);
 int	 response_options(struct conn *, struct request *, struct reply *);
 int	 response_error_hdr(struct conn *, struct request *, struct reply *, int,
 	    const char *);
-char	*response_head(char *, int, int, struct conn *);
+void	 response_head(struct buf *, int, int, struct conn *);
+int	 response_send_head(struct conn *, struct request *, struct reply *,
+	    struct buf *);
 
 /* file.c */
 #define UPLOAD_PREFIX	".mrhttpd-upload-"	/* PUT's temporary files */
@@ -233,16 +325,21 @@ int	 file_path(struct conn *, struct request *, char **, ssize_t *, int);
 /* server.c */
 int	 server_listen(const char *, int, char *, size_t);
 void	 server_run(int);
-extern volatile int server_stopping;
+extern int server_stopping;	/* atomic: set once, at stop */
 extern __thread int server_turn;
-void	 server_yield_turn(void);
-/* About to block (a wait for a client, a program, the disk): let another
- * thread serve the other connections meanwhile. */
-static inline void
+int	 server_yield_turn(void);
+/*
+ * About to block (a wait for a client, a program, the disk): let another
+ * thread serve the other connections meanwhile.  Returns 0, or -1 when no
+ * thread could take the turn (none waits, and none can be started): then
+ * this thread keeps it, and the caller must not block, but shed the work
+ * (a 503, or closing the connection), so that the event loop always has
+ * an owner.
+ */
+static inline int
 server_yield(void)
 {
-	if (server_turn)
-		server_yield_turn();
+	return server_turn ? server_yield_turn() : 0;
 }
 
 #endif

@@ -102,15 +102,17 @@ put_locate(struct conn *c, struct request *r, int create, char *name,
 static int
 put_reply(struct conn *c, struct request *r, struct reply *rp, int status)
 {
-	char head[384 + sizeof(CONFIG_PRAGMA)], *p;
+	char head[HEAD_ROOM];
+	struct buf b;
 
-	p = response_head(head, status, r->req_minor, c);
+	buf_init(&b, head, sizeof(head));
+	response_head(&b, status, r->req_minor, c);
 	if (status != 204)
-		p = PUTS(p, "Content-Length: 0\r\n");
-	p = PUTS(p, "\r\n");
+		buf_lit(&b, "Content-Length: 0\r\n");
+	buf_lit(&b, "\r\n");
 	rp->rp_status = status;
 	rp->rp_bytes = 0;
-	return conn_write(c, head, (size_t)(p - head));
+	return response_send_head(c, r, rp, &b);
 }
 
 int
@@ -123,7 +125,9 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 	ssize_t n, w;
 	int dfd, fd, status = 0, existed;
 
-	server_yield();		/* a body to read, the disk to wait for */
+	/* a body to read, the disk to wait for: never on the turn */
+	if (server_yield() != 0)
+		return response_error_hdr(c, r, rp, 503, "Retry-After: 1\r\n");
 	if (CONFIG_PUT_MAX_BODY >= 0) {
 		if (r->req_clen > CONFIG_PUT_MAX_BODY)
 			return response_error(c, r, rp, 413);
@@ -143,23 +147,18 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 	/* a hidden name no client can guess (and so cannot take first);
 	 * GET refuses these names while an upload is in progress */
 	{
-		static const char hex[] = "0123456789abcdef";
-		unsigned char rnd[8];
-		unsigned long long seq = __atomic_add_fetch(&serial, 1,
+		unsigned long long rnd, seq = __atomic_add_fetch(&serial, 1,
 		    __ATOMIC_RELAXED);
-		size_t i;
+		struct buf tb;
 
-		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
-			memcpy(rnd, &seq, sizeof(rnd) < sizeof(seq) ?
-			    sizeof(rnd) : sizeof(seq));
-		p = PUTS(tmp, UPLOAD_PREFIX);
-		for (i = 0; i < sizeof(rnd); i++) {
-			*p++ = hex[rnd[i] >> 4];
-			*p++ = hex[rnd[i] & 15];
-		}
-		*p++ = '-';
-		p = fmt_uint(p, seq);
-		*p = '\0';
+		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+			rnd = seq * 0x9e3779b97f4a7c15ULL;
+		buf_init(&tb, tmp, sizeof(tmp) - 1);
+		buf_lit(&tb, UPLOAD_PREFIX);
+		buf_hex(&tb, rnd, 0);
+		buf_char(&tb, '-');
+		buf_uint(&tb, seq);
+		buf_cstr(&tb);
 	}
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
 	    O_NOFOLLOW, 0644);
@@ -271,7 +270,9 @@ delete_serve(struct conn *c, struct request *r, struct reply *rp)
 	char name[256];
 	int dfd, rc;
 
-	server_yield();		/* a tree may take a while */
+	/* a tree may take a while: never on the turn */
+	if (server_yield() != 0)
+		return response_error_hdr(c, r, rp, 503, "Retry-After: 1\r\n");
 	if ((dfd = put_locate(c, r, 0, name, sizeof(name))) < 0) {
 		if (dfd == -405)
 			return response_error_hdr(c, r, rp, 405, ALLOW_HEADER);

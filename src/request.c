@@ -136,18 +136,40 @@ list_has(const char *v, const char *t)
 	return 0;
 }
 
-/* Is the last coding of a Transfer-Encoding list "chunked"? */
+/*
+ * A Transfer-Encoding field of a request (RFC 9112 6.1): 0 for exactly
+ * "chunked", the one coding we decode; -501 for a list with a coding we
+ * do not implement ("gzip, chunked" would otherwise have its gzip
+ * silently dropped); -400 for a list whose last coding is not chunked,
+ * or with chunked twice, as then nothing delimits the body.
+ */
 static int
-te_ends_chunked(const char *v)
+te_check(const char *v)
 {
-	const char *last = v, *p;
+	size_t k;
+	int chunked = 0, other = 0, last_chunked = 0;
 
-	for (p = v; *p != '\0'; p++)
-		if (*p == ',')
-			last = p + 1;
-	while (*last == ' ' || *last == '\t')
-		last++;
-	return strcasecmp(last, "chunked") == 0;
+	for (;;) {
+		while (*v == ' ' || *v == '\t' || *v == ',')
+			v++;
+		if (*v == '\0')
+			break;
+		for (k = 0; v[k] != '\0' && v[k] != ',' && v[k] != ' ' &&
+		    v[k] != '\t' && v[k] != ';'; k++)
+			;
+		last_chunked = k == 7 && strncasecmp(v, "chunked", 7) == 0;
+		if (last_chunked)
+			chunked++;
+		else
+			other = 1;
+		while (*v != '\0' && *v != ',')	/* parameters */
+			v++;
+	}
+	if (chunked == 0 && !other)
+		return -400;		/* an empty list */
+	if (other)
+		return last_chunked && chunked == 1 ? -501 : -400;
+	return chunked == 1 ? 0 : -400;
 }
 
 static int
@@ -339,9 +361,10 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 				break;
 			}
 			if (hdr_is(h, "Transfer-Encoding", 17)) {
-				/* only chunked can delimit a request body */
-				if (r->req_chunked || !te_ends_chunked(v))
-					return -400;
+				if (r->req_chunked)
+					return -400;	/* a second field */
+				if ((rc = te_check(v)) != 0)
+					return rc;
 				r->req_chunked = 1;
 			}
 			break;

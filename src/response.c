@@ -49,31 +49,43 @@ response_reason(int status)
 }
 
 /*
- * Writes the status line and the headers every reply has: Date, Server,
- * Pragma, and Connection when it differs from the version's default.
- * Returns the end; the caller adds its own headers and the blank line.
- * Needs at most 200 bytes plus the length of PRAGMA.
+ * Appends the status line and the headers every reply has: Date, Server,
+ * Pragma, and Connection when it differs from the version's default.  The
+ * caller adds its own headers and the blank line, and checks b_over.
  */
-char *
-response_head(char *p, int status, int minor, struct conn *c)
+void
+response_head(struct buf *b, int status, int minor, struct conn *c)
 {
-	const char *reason = response_reason(status);
 	time_t now;
 
-	p = PUTS(p, "HTTP/1.1 ");
-	p = fmt_uint(p, (unsigned)status);
-	*p++ = ' ';
-	p = put(p, reason, strlen(reason));
-	p = PUTS(p, "\r\nDate: ");
-	p = put(p, http_date_now(&now), 29);
-	p = PUTS(p, "\r\nServer: mrhttpd/" MRHTTPD_VERSION "\r\n");
+	buf_lit(b, "HTTP/1.1 ");
+	buf_uint(b, (unsigned)status);
+	buf_char(b, ' ');
+	buf_str(b, response_reason(status));
+	buf_lit(b, "\r\nDate: ");
+	buf_add(b, http_date_now(&now), 29);
+	buf_lit(b, "\r\nServer: mrhttpd/" MRHTTPD_VERSION "\r\n");
 	if (ENABLE_PRAGMA)
-		p = PUTS(p, "Pragma: " CONFIG_PRAGMA "\r\n");
+		buf_lit(b, "Pragma: " CONFIG_PRAGMA "\r\n");
 	if (c->c_close)
-		p = PUTS(p, "Connection: close\r\n");
+		buf_lit(b, "Connection: close\r\n");
 	else if (minor == 0)
-		p = PUTS(p, "Connection: keep-alive\r\n");
-	return p;
+		buf_lit(b, "Connection: keep-alive\r\n");
+}
+
+/*
+ * Sends a head that has no body (or whose body the caller sends next).
+ * A head that did not fit its buffer is never sent cut short: the reply
+ * becomes a 500 instead (whose own head always fits).  Returns as
+ * conn_write.
+ */
+int
+response_send_head(struct conn *c, struct request *r, struct reply *rp,
+    struct buf *b)
+{
+	if (b->b_over)
+		return response_error(c, r, rp, 500);
+	return conn_write(c, b->b_start, buf_len(b));
 }
 
 /* Status codes after which the rest of the input cannot be trusted. */
@@ -82,7 +94,7 @@ must_close(int status)
 {
 	return status == 400 || status == 408 || status == 413 ||
 	    status == 414 || status == 417 || status == 431 || status == 500 ||
-	    status == 505 || status == 507;
+	    status == 503 || status == 505 || status == 507;
 }
 
 /*
@@ -97,13 +109,50 @@ response_error(struct conn *c, struct request *r, struct reply *rp, int status)
 	return response_error_hdr(c, r, rp, status, NULL);
 }
 
+/* The built-in page for a status: "<status> <reason>" as HTML. */
+static void
+error_page(struct buf *b, int status)
+{
+	const char *reason = response_reason(status);
+
+	buf_lit(b, "<!DOCTYPE html>\n<html><head><title>");
+	buf_uint(b, (unsigned)status);
+	buf_char(b, ' ');
+	buf_str(b, reason);
+	buf_lit(b, "</title></head><body><h1>");
+	buf_uint(b, (unsigned)status);
+	buf_char(b, ' ');
+	buf_str(b, reason);
+	buf_lit(b, "</h1></body></html>\n");
+}
+
+/* Opens PRIVATE_DIR/<status>.html, or returns -1. */
+static int
+error_file(int status, struct stat *st)
+{
+	char path[sizeof(CONFIG_PRIVATE_DIR) + 16];
+	struct buf b;
+	int fd;
+
+	buf_init(&b, path, sizeof(path) - 1);
+	buf_lit(&b, CONFIG_PRIVATE_DIR "/");
+	buf_uint(&b, (unsigned)status);
+	buf_lit(&b, ".html");
+	fd = open(buf_cstr(&b), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd != -1 && (fstat(fd, st) == -1 || !S_ISREG(st->st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* The same, with one more header line (CRLF included), e.g. Allow. */
 int
 response_error_hdr(struct conn *c, struct request *r, struct reply *rp,
     int status, const char *extra)
 {
-	char head[640], body[256], *p, *b;
-	const char *reason = response_reason(status);
+	char head[HEAD_ROOM + 256], body[256];
+	struct buf h, p;
 	struct iovec iov[2];
 	struct stat st;
 	int fd = -1, head_only = r != NULL && r->req_method == M_HEAD, rc;
@@ -111,41 +160,31 @@ response_error_hdr(struct conn *c, struct request *r, struct reply *rp,
 
 	if (must_close(status) || r == NULL)
 		c->c_close = 1;
-	if (ENABLE_PRIVATE_DIR) {
-		char path[sizeof(CONFIG_PRIVATE_DIR) + 16];
-
-		p = PUTS(path, CONFIG_PRIVATE_DIR "/");
-		p = fmt_uint(p, (unsigned)status);
-		memcpy(p, ".html", 6);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (fd != -1 && (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))) {
-			close(fd);
-			fd = -1;
-		}
-	}
+	buf_init(&p, body, sizeof(body));
+	if (ENABLE_PRIVATE_DIR)
+		fd = error_file(status, &st);
 	if (fd != -1)
 		len = st.st_size;
 	else {
-		b = PUTS(body, "<!DOCTYPE html>\n<html><head><title>");
-		b = fmt_uint(b, (unsigned)status);
-		*b++ = ' ';
-		b = put(b, reason, strlen(reason));
-		b = PUTS(b, "</title></head><body><h1>");
-		b = fmt_uint(b, (unsigned)status);
-		*b++ = ' ';
-		b = put(b, reason, strlen(reason));
-		b = PUTS(b, "</h1></body></html>\n");
-		len = b - body;
+		error_page(&p, status);
+		len = (off_t)buf_len(&p);
 	}
 
-	p = response_head(head, status, r != NULL ? r->req_minor : 1, c);
+	buf_init(&h, head, sizeof(head));
+	response_head(&h, status, r != NULL ? r->req_minor : 1, c);
 	if (extra != NULL)
-		p = put(p, extra, strlen(extra));
-	p = PUTS(p, "Content-Type: text/html\r\nContent-Length: ");
-	p = fmt_uint(p, (unsigned long long)len);
-	p = PUTS(p, "\r\n\r\n");
+		buf_str(&h, extra);
+	buf_lit(&h, "Content-Type: text/html\r\nContent-Length: ");
+	buf_uint(&h, (unsigned long long)len);
+	buf_lit(&h, "\r\n\r\n");
+	if (h.b_over && status != 500) {
+		/* a header the caller made too long: a plain 500 instead */
+		if (fd != -1)
+			close(fd);
+		return response_error_hdr(c, r, rp, 500, NULL);
+	}
 	iov[0].iov_base = head;
-	iov[0].iov_len = (size_t)(p - head);
+	iov[0].iov_len = buf_len(&h);
 	iov[1].iov_base = body;
 	iov[1].iov_len = fd == -1 && !head_only ? (size_t)len : 0;
 	rp->rp_status = status;
@@ -163,15 +202,17 @@ response_error_hdr(struct conn *c, struct request *r, struct reply *rp,
 int
 response_options(struct conn *c, struct request *r, struct reply *rp)
 {
-	char head[320 + sizeof(CONFIG_PRAGMA)], *p;
+	char head[HEAD_ROOM];
+	struct buf b;
 
-	p = response_head(head, 204, r->req_minor, c);
+	buf_init(&b, head, sizeof(head));
+	response_head(&b, 204, r->req_minor, c);
 	/* what the server does; 405 tells what a given path allows */
 	if (ENABLE_PUT)
-		p = PUTS(p, "Allow: GET, HEAD, OPTIONS, PUT, DELETE\r\n\r\n");
+		buf_lit(&b, "Allow: GET, HEAD, OPTIONS, PUT, DELETE\r\n\r\n");
 	else
-		p = PUTS(p, ALLOW_HEADER "\r\n");
+		buf_lit(&b, ALLOW_HEADER "\r\n");
 	rp->rp_status = 204;
 	rp->rp_bytes = 0;
-	return conn_write(c, head, (size_t)(p - head));
+	return response_send_head(c, r, rp, &b);
 }

@@ -20,13 +20,21 @@
 #include "log.h"
 #include "put.h"
 #include "cgi.h"
-#include "auth.h"
+#include "route.h"
+#include "peer.h"
 
 enum {
 	LINGER_MS = 2000,	/* how long a closing connection drains input */
+	REQ_BUDGET = 32,	/* requests in a row before others get the turn */
 };
 
-volatile int server_stopping;
+int server_stopping;
+
+static inline int
+stopping(void)
+{
+	return __atomic_load_n(&server_stopping, __ATOMIC_ACQUIRE);
+}
 static int listen_fd = -1;
 static int epfd = -1;
 static pthread_attr_t thread_attr;
@@ -73,6 +81,7 @@ struct slot {
 	int		 s_state;	/* SLOT_*, atomic */
 	int		 s_added;	/* in the epoll set (its thread's to change) */
 	int		 s_next;	/* free: the next free slot, or -1 */
+	unsigned char	 s_peer[PEER_KEY];	/* the client's address, peer.c */
 };
 /*
  * One slot per connection.  Only the turn holder claims slots (it is the
@@ -94,9 +103,14 @@ static long long next_sweep, accept_paused;
 static int pausing;		/* accept_paused is set; atomic, for all */
 static int cache_used, stop_quiet;
 
-/* The listener is out of the epoll set while MAX_CONNECTIONS are open. */
+/*
+ * The listener is out of the epoll set while MAX_CONNECTIONS are open and
+ * none of them can be closed to make room (full), for a moment when
+ * descriptors ran out (pausing), and for good once stopping.
+ */
 static pthread_mutex_t listen_lock = PTHREAD_MUTEX_INITIALIZER;
 static int listening;		/* in the epoll set, atomic */
+static int full;		/* at the cap, nothing to evict; atomic */
 
 /*
  * Opens the listening socket.  An empty addr means all addresses: one
@@ -142,10 +156,12 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
 	if (bind(fd, (struct sockaddr *)&ss, len) == -1) {
 		char num[8];
+		struct buf b;
 
-		*fmt_uint(num, (unsigned)port) = '\0';
+		buf_init(&b, num, sizeof(num) - 1);
+		buf_uint(&b, (unsigned)port);
 		concat(err, errsz, "bind to ", *addr ? addr : "all addresses",
-		    " port ", num, ": ", strerror(errno), NULL);
+		    " port ", buf_cstr(&b), ": ", strerror(errno), NULL);
 		close(fd);
 		return -1;
 	}
@@ -217,8 +233,10 @@ read_head(struct conn *c, struct request *r)
 			if (deadline == 0)
 				deadline = now + CONFIG_REQUEST_TIMEOUT * 1000LL;
 			if (now >= deadline ||
-			    conn_wait_readable(c, (int)(deadline - now)) == 0)
+			    (rc = conn_wait_readable(c, (int)(deadline - now))) == 0)
 				return -408;
+			if (rc < 0)
+				return -503;	/* cannot wait: see server_yield */
 			continue;
 		}
 		if (n <= 0)
@@ -228,39 +246,38 @@ read_head(struct conn *c, struct request *r)
 }
 
 /*
- * Does the request carry AUTH_HEADER, where AUTH_METHODS asks for it?
- * Compared in constant time: the time taken depends only on the length of
- * the secret, never on how much of it a guess got right.
+ * Routes a parsed request, checks what it may do, and hands it to its
+ * handler.  Returns as the handlers: 0 to go on, -1 to close.
  */
 static int
-authorized(const struct request *r)
+conn_dispatch(struct conn *c, struct request *r, struct reply *rp)
 {
-	const char *got = r->req_authorization;
-	size_t n, i;
-	unsigned char diff;
-	int bit;
+	enum route rt = route_request(c, r);
+	int ok;
 
-	switch (r->req_method) {
-	case M_GET:	bit = 1; break;
-	case M_HEAD:	bit = 2; break;
-	case M_PUT:	bit = 4; break;
-	case M_DELETE:	bit = 8; break;
-	default:	return 1;
+	if ((ok = route_authorized(r, rt)) < 0)
+		return response_error_hdr(c, r, rp, -ok, "Retry-After: 1\r\n");
+	if (!ok)
+		return response_error_hdr(c, r, rp, 401,
+		    "WWW-Authenticate: Basic realm=\"" CONFIG_AUTH_REALM "\"\r\n");
+	switch (rt) {
+	case ROUTE_CGI:
+		return cgi_serve(c, r, rp);
+	case ROUTE_FILE:
+		return file_serve(c, r, rp);
+	case ROUTE_OPTIONS:
+		return response_options(c, r, rp);
+	case ROUTE_PUT:
+		return put_serve(c, r, rp);
+	case ROUTE_DELETE:
+		return delete_serve(c, r, rp);
+	case ROUTE_UNKNOWN:
+		return response_error(c, r, rp, 501);
+	case ROUTE_BAD:
+		return response_error(c, r, rp, 400);
+	default:	/* a method we know but do not allow here */
+		return response_error_hdr(c, r, rp, 405, ALLOW_HEADER);
 	}
-	if ((CONFIG_AUTH_METHODS & bit) == 0)
-		return 1;
-	if (ENABLE_AUTH_FILE && auth_file_check(r->req_authorization))
-		return 1;
-	if (settings.set_auth_len == 0)
-		return 0;	/* AUTH_FILE alone */
-	if (got == NULL)
-		got = "";
-	n = strlen(got);
-	diff = n != settings.set_auth_len;
-	for (i = 0; i < settings.set_auth_len; i++)
-		diff |= (unsigned char)(settings.set_auth[i] ^
-		    (i < n ? got[i] : 0));
-	return diff == 0;
 }
 
 /*
@@ -276,7 +293,7 @@ conn_serve(struct conn *c)
 	struct access a;
 	struct body body;
 	size_t used;
-	int rc;
+	int rc, served = 0;
 
 	for (;;) {
 		if ((rc = read_head(c, &req)) == HEAD_IDLE)
@@ -305,44 +322,17 @@ conn_serve(struct conn *c)
 			return 0;
 		}
 		log_accepted(c, &req);
-		if (!req.req_keepalive || server_stopping)
+		if (!req.req_keepalive || stopping())
 			c->c_close = 1;
 		/* the body, if any, is read through c_body by whoever wants it;
 		 * what they leave is thrown away below */
 		c->c_pos = (size_t)rc;
 		c->c_body = &body;
 		rc = body_start(c, &req, &body, -1);
-
-		if (rc < 0)
+		if (rc == 0)
+			rc = conn_dispatch(c, &req, &rp);
+		else
 			rc = response_error(c, &req, &rp, -rc);
-		else if (ENABLE_AUTH && !authorized(&req))
-			rc = response_error_hdr(c, &req, &rp, 401,
-			    "WWW-Authenticate: Basic realm=\"" CONFIG_AUTH_REALM
-			    "\"\r\n");
-		else if ((rc = cgi_serve(c, &req, &rp)) != CGI_NOT_MINE)
-			;	/* a program below CGI_PATH answered */
-		else switch (req.req_method) {
-		case M_GET:
-		case M_HEAD:
-			rc = file_serve(c, &req, &rp);
-			break;
-		case M_OPTIONS:
-			rc = response_options(c, &req, &rp);
-			break;
-		case M_PUT:
-			rc = put_serve(c, &req, &rp);
-			break;
-		case M_DELETE:
-			rc = delete_serve(c, &req, &rp);
-			break;
-		case M_UNKNOWN:
-			rc = response_error(c, &req, &rp, 501);
-			break;
-		default:	/* a method we know but do not allow here */
-			rc = response_error_hdr(c, &req, &rp, 405, ALLOW_HEADER);
-			break;
-		}
-
 		a.a_line = req.req_line;
 		a.a_line_len = strlen(req.req_line);
 		a.a_referer = req.req_referer;
@@ -375,16 +365,20 @@ conn_serve(struct conn *c)
 		if (c->c_len == 0 &&
 		    !__atomic_load_n(&c->c_more, __ATOMIC_RELAXED))
 			return 1;
+		/* fairness: a client that pipelines without pause gets
+		 * REQ_BUDGET requests in a row on the turn, then the turn
+		 * goes to the others and this thread goes on with it alone */
+		if (++served >= REQ_BUDGET) {
+			served = 0;
+			(void)server_yield();
+		}
 		if (c->c_len > 0)
 			memmove(c->c_buf, c->c_buf + used, c->c_len);
 	}
 }
 
-/*
- * Puts the listener into the epoll set, or takes it out: out while
- * MAX_CONNECTIONS are open, for a moment when descriptors ran out, and for
- * good once stopping.  Rare, so a lock is fine here.
- */
+/* Puts the listener into the epoll set, or takes it out (see listening).
+ * Rare, so a lock is fine here. */
 static void
 listener_update(void)
 {
@@ -393,33 +387,40 @@ listener_update(void)
 	int want;
 
 	pthread_mutex_lock(&listen_lock);
-	want = !server_stopping &&
+	want = !stopping() &&
 	    !__atomic_load_n(&pausing, __ATOMIC_RELAXED) &&
-	    __atomic_load_n(&conns, __ATOMIC_ACQUIRE) < CONFIG_MAX_CONNECTIONS;
+	    !__atomic_load_n(&full, __ATOMIC_SEQ_CST);
 	if (want != listening && epoll_ctl(epfd, want ? EPOLL_CTL_ADD :
 	    EPOLL_CTL_DEL, listen_fd, &ev) == 0)
 		__atomic_store_n(&listening, want, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&listen_lock);
 }
 
+/* A slot was freed or parked: if the listener was out for want of room,
+ * there is room now. */
+static void
+room_made(void)
+{
+	if (__atomic_load_n(&full, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&full, 0, __ATOMIC_SEQ_CST))
+		listener_update();
+}
+
 /* A connection ended: its descriptor is closed, its slot becomes free. */
 static void
 slot_free(struct slot *s)
 {
-	int top = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE), n;
+	int top = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE);
 
+	peer_del(s->s_peer);
 	__atomic_store_n(&s->s_state, SLOT_FREE, __ATOMIC_RELEASE);
 	/* push; only the turn holder pops, so no ABA */
 	do
 		s->s_next = top;
 	while (!__atomic_compare_exchange_n(&free_top, &top, (int)(s - slots),
 	    1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
-	/* below the cap: back in the set.  At MAX - 1 always ask (under the
-	 * lock): the turn holder may be taking it out this very moment */
-	n = __atomic_sub_fetch(&conns, 1, __ATOMIC_ACQ_REL);
-	if (n == CONFIG_MAX_CONNECTIONS - 1 || (n < CONFIG_MAX_CONNECTIONS &&
-	    !__atomic_load_n(&listening, __ATOMIC_ACQUIRE)))
-		listener_update();
+	__atomic_sub_fetch(&conns, 1, __ATOMIC_SEQ_CST);
+	room_made();
 }
 
 /* Ends a connection nobody is serving: parked, or failing to park. */
@@ -442,7 +443,7 @@ conn_park(struct slot *s)
 	    .data.u32 = (uint32_t)(s - slots) };
 	int st = SLOT_ACTIVE;
 
-	if (server_stopping) {
+	if (stopping()) {
 		slot_close(s);
 		return 1;
 	}
@@ -458,8 +459,10 @@ conn_park(struct slot *s)
 	}
 	s->s_since = now_ms();
 	if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_PARKED, 0,
-	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+	    __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+		room_made();	/* it could make room for a new client */
 		return 1;
+	}
 	__atomic_store_n(&s->s_state, SLOT_ACTIVE, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -495,26 +498,108 @@ sweep(long long now)
 	return next;
 }
 
+/*
+ * At MAX_CONNECTIONS: makes room by closing the connection parked longest,
+ * an idle keep-alive one or one that has sent nothing yet (nginx's
+ * reusable connections).  Returns 1 when one was closed, 0 when every
+ * connection is busy with a request.  Run by the turn holder only.  The
+ * loads are sequentially consistent, as are conn_park's and slot_free's
+ * stores before they look at full: so either conn_room sees the slot
+ * parked or freed, or they see full set and put the listener back.
+ */
+static int
+evict_oldest(void)
+{
+	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), st, oldest;
+
+	for (;;) {
+		for (oldest = -1, i = 0; i < hi; i++)
+			if (__atomic_load_n(&slots[i].s_state, __ATOMIC_SEQ_CST) ==
+			    SLOT_PARKED && (oldest == -1 ||
+			    slots[i].s_since < slots[oldest].s_since))
+				oldest = i;
+		if (oldest == -1)
+			return 0;
+		st = SLOT_PARKED;
+		if (__atomic_compare_exchange_n(&slots[oldest].s_state, &st,
+		    SLOT_ACTIVE, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			slot_close(&slots[oldest]);
+			return 1;
+		}
+	}
+}
+
+/*
+ * Is there room for one more connection?  Makes it if it can; when it
+ * cannot, takes the listener out until a slot is freed or parked.
+ */
+static int
+conn_room(void)
+{
+	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
+	    evict_oldest())
+		return 1;
+	__atomic_store_n(&full, 1, __ATOMIC_SEQ_CST);
+	listener_update();
+	/* a slot freed or parked meanwhile did not see full set: look again */
+	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
+	    evict_oldest()) {
+		room_made();
+		return 1;
+	}
+	return 0;
+}
+
+/* Refuses a client whose address has MAX_CONNECTIONS_PER_IP open. */
+static void
+conn_refuse(int fd, const struct sockaddr_storage *peer)
+{
+	static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
+	    "Retry-After: 10\r\nContent-Length: 0\r\n"
+	    "Connection: close\r\n\r\n";
+	static time_t warned;
+	time_t now = time(NULL);
+	char addr[48];
+
+	(void)!send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	close(fd);
+	if (now != warned) {	/* once a second at most */
+		addr_fmt(peer, addr, sizeof(addr));
+		log_warn("%s: MAX_CONNECTIONS_PER_IP (%d) reached, refused",
+		    addr, CONFIG_MAX_CONNECTIONS_PER_IP);
+		warned = now;
+	}
+}
+
 /* Accepts a client into a free slot.  Returns the slot, or NULL. */
 static struct slot *
 conn_accept(void)
 {
 	static time_t warned;
 	struct sockaddr_storage peer;
+	unsigned char key[PEER_KEY];
 	struct slot *s;
 	socklen_t len = sizeof(peer);
 	int i, fd;
 
-	if (server_stopping) {
+	if (stopping()) {
 		listener_update();	/* out of the set for good */
 		return NULL;
 	}
-	if (__atomic_load_n(&conns, __ATOMIC_ACQUIRE) >= CONFIG_MAX_CONNECTIONS)
-		return NULL;	/* a stale event: the listener is out */
+	if (!conn_room())
+		return NULL;
 	/* fewer than MAX_CONNECTIONS are open, so a slot is on the free stack
 	 * or was never used; only the turn holder takes one */
 	fd = accept4(listen_fd, (struct sockaddr *)&peer, &len,
 	    SOCK_CLOEXEC | SOCK_NONBLOCK);
+	/* out of descriptors: an idle connection's is worth less than a
+	 * new client's, so make room the way MAX_CONNECTIONS does */
+	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
+	    evict_oldest()) {
+		len = sizeof(peer);
+		fd = accept4(listen_fd, (struct sockaddr *)&peer, &len,
+		    SOCK_CLOEXEC | SOCK_NONBLOCK);
+	}
 	if (fd == -1) {
 		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
 		    errno == ENOMEM) {
@@ -528,8 +613,12 @@ conn_accept(void)
 			accept_paused = now_ms() + 50;
 			__atomic_store_n(&pausing, 1, __ATOMIC_RELAXED);
 			listener_update();
-		} else if (server_stopping)
+		} else if (stopping())
 			listener_update();
+		return NULL;
+	}
+	if (peer_add(&peer, key) == -1) {
+		conn_refuse(fd, &peer);
 		return NULL;
 	}
 	i = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE);
@@ -546,15 +635,14 @@ conn_accept(void)
 	s->s_conn.c_fresh = 1;
 	s->s_conn.c_len = 0;
 	s->s_added = 0;
+	memcpy(s->s_peer, key, sizeof(key));
 	if (ENABLE_LOG || ENABLE_CGI) {
 		/* sin_port and sin6_port share their offset */
 		s->s_conn.c_port = ntohs(((struct sockaddr_in *)&peer)->sin_port);
 		addr_fmt(&peer, s->s_conn.c_addr, sizeof(s->s_conn.c_addr));
 	}
 	__atomic_store_n(&s->s_state, SLOT_ACTIVE, __ATOMIC_RELEASE);
-	if (__atomic_add_fetch(&conns, 1, __ATOMIC_ACQ_REL) >=
-	    CONFIG_MAX_CONNECTIONS)
-		listener_update();
+	__atomic_add_fetch(&conns, 1, __ATOMIC_SEQ_CST);
 	return s;
 }
 
@@ -591,7 +679,7 @@ next_conn(void)
 				until = accept_paused;
 			if (cache_used && (until == -1 || now + 1000 < until))
 				until = now + 1000;
-			if (server_stopping &&
+			if (stopping() &&
 			    (until == -1 || now + STOP_QUIET_MS < until))
 				until = now + STOP_QUIET_MS;
 			ev_i = ev_n = 0;
@@ -600,7 +688,7 @@ next_conn(void)
 			if (n == 0) {
 				file_cache_flush();
 				cache_used = 0;
-				if (server_stopping)
+				if (stopping())
 					stop_quiet = 1;
 			}
 			if (n > 0) {
@@ -640,21 +728,26 @@ static int spawn_worker(void);
 
 /*
  * About to block: hands the turn to a waiting thread (starting one when
- * none waits), and goes on with this request alone.
+ * none waits), and goes on with this request alone.  When no thread can
+ * take it (the thread cap, or pthread_create failing), keeps the turn and
+ * returns -1: the event loop must never be left without an owner.
  */
 static __thread struct slot *serving;	/* this thread's connection */
 
-void
+int
 server_yield_turn(void)
 {
+	if (__atomic_load_n(&waiting, __ATOMIC_ACQUIRE) == 0 &&
+	    spawn_worker() == -1 &&
+	    __atomic_load_n(&waiting, __ATOMIC_ACQUIRE) == 0)
+		return -1;
 	server_turn = 0;
 	if (serving != NULL && serving->s_added) {
 		epoll_ctl(epfd, EPOLL_CTL_DEL, serving->s_conn.c_fd, NULL);
 		serving->s_added = 0;
 	}
-	if (__atomic_load_n(&waiting, __ATOMIC_ACQUIRE) == 0)
-		spawn_worker();
 	pthread_mutex_unlock(&turn);
+	return 0;
 }
 
 /*
@@ -676,6 +769,7 @@ worker(void *arg)
 		server_turn = 1;
 		while (server_turn && (s = next_conn()) != NULL) {
 			s->s_conn.c_buf = buf;
+			s->s_conn.c_path = buf + HEAD_MAX + 1;
 			serving = s;
 			for (;;) {
 				if (!conn_serve(&s->s_conn)) {
@@ -695,7 +789,7 @@ worker(void *arg)
 		/* an idle worker holds no file open: a deleted file's space
 		 * is freed, and descriptors go to connections that need them */
 		file_cache_flush();
-		if (server_stopping ||
+		if (stopping() ||
 		    __atomic_load_n(&waiting, __ATOMIC_ACQUIRE) >= SPARE_MAX)
 			break;		/* the burst is over: shrink */
 		__atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
@@ -791,7 +885,7 @@ server_run(int ready)
 	/* stop: free the port at once, wake every connection (those waiting
 	 * for a next request end; replies in progress go on), and let them
 	 * finish for up to 5 s */
-	server_stopping = 1;
+	__atomic_store_n(&server_stopping, 1, __ATOMIC_RELEASE);
 	shutdown(listen_fd, SHUT_RDWR);
 	/* the shut listener reports EPOLLHUP: that wakes the turn holder,
 	 * also when the listener was out of the set (MAX_CONNECTIONS) */

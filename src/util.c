@@ -6,8 +6,8 @@
 
 #include "mrhttpd.h"
 
-static int
-hexval(unsigned char c)
+int
+hex_digit(unsigned char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -31,8 +31,8 @@ url_decode(const char *src, size_t n, char *dst, size_t dstsz)
 		if (c == '%') {
 			if (i + 2 >= n)
 				return -1;
-			if ((hi = hexval(src[i + 1])) < 0 ||
-			    (lo = hexval(src[i + 2])) < 0)
+			if ((hi = hex_digit(src[i + 1])) < 0 ||
+			    (lo = hex_digit(src[i + 2])) < 0)
 				return -1;
 			c = (unsigned char)(hi << 4 | lo);
 			i += 2;
@@ -83,25 +83,82 @@ path_normalize(char *p)
 	return w - p;
 }
 
-/* Writes v in decimal at p; returns the end.  No locale, no stdio. */
-char *
-fmt_uint(char *p, unsigned long long v)
+/* Appends v in decimal.  No locale, no stdio. */
+void
+buf_uint(struct buf *b, unsigned long long v)
 {
 	char tmp[20];
-	int n = 0;
+	int n = sizeof(tmp);
 
 	do {
-		tmp[n++] = (char)('0' + v % 10);
+		tmp[--n] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v != 0);
-	while (n > 0)
-		*p++ = tmp[--n];
-	return p;
+	buf_add(b, tmp + n, sizeof(tmp) - (size_t)n);
 }
 
+/* Appends v in hexadecimal, lower case, or upper case with upper set. */
+void
+buf_hex(struct buf *b, unsigned long long v, int upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[16];
+	int n = sizeof(tmp);
+
+	do
+		tmp[--n] = digits[v & 15];
+	while ((v >>= 4) != 0);
+	buf_add(b, tmp + n, sizeof(tmp) - (size_t)n);
+}
+
+void
+buf_url(struct buf *b, const char *s, size_t n, int slash)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	unsigned char c;
+	char esc[3];
+
+	for (; n > 0; n--, s++) {
+		c = (unsigned char)*s;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		    c == '_' || c == '~' || (slash && c == '/')) {
+			buf_char(b, (char)c);
+			continue;
+		}
+		esc[0] = '%';
+		esc[1] = hex[c >> 4];
+		esc[2] = hex[c & 15];
+		buf_add(b, esc, 3);
+	}
+}
+
+/* Appends v with width digits, zero-padded; v is clamped to fit. */
+void
+buf_pad(struct buf *b, unsigned v, int width)
+{
+	char tmp[10];
+	int i;
+
+	if (width < 1 || width > (int)sizeof(tmp))
+		width = sizeof(tmp);
+	for (i = width - 1; i >= 0; i--) {
+		tmp[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	if (v != 0)	/* did not fit: all nines */
+		memset(tmp, '9', (size_t)width);
+	buf_add(b, tmp, (size_t)width);
+}
+
+/* Two digits of v, which is clamped to 0-99 first. */
 static char *
 two(char *p, int v)
 {
+	if (v < 0)
+		v = 0;
+	else if (v > 99)
+		v = 99;
 	*p++ = (char)('0' + v / 10);
 	*p++ = (char)('0' + v % 10);
 	return p;
@@ -139,15 +196,25 @@ time_utc(time_t t, struct tm *tm)
 	tm->tm_year = (int)(y - 1900);
 }
 
-/* IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT": 29 bytes, not terminated. */
+/*
+ * IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT": 29 bytes, not terminated.
+ * The format has four digits for the year and none for a sign, so t is
+ * clamped to years 0-9999: a file dated before year 0 (a corrupt or
+ * hostile mtime) must not put other bytes into a header.
+ */
 char *
 fmt_http_date(char *p, time_t t)
 {
 	static const char days[] = "SunMonTueWedThuFriSat";
 	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	long long v = (long long)t;	/* time_t may have 32 bits */
 	struct tm tm;
 
-	time_utc(t, &tm);
+	if (v < DATE_MIN)
+		v = DATE_MIN;
+	else if (v > DATE_MAX)
+		v = DATE_MAX;
+	time_utc((time_t)v, &tm);
 	memcpy(p, days + 3 * tm.tm_wday, 3);
 	p[3] = ',';
 	p[4] = ' ';
@@ -312,6 +379,17 @@ base64_decode(const char *s, char *out, size_t outsz)
 	}
 	out[n] = '\0';
 	return (ssize_t)n;
+}
+
+int
+ct_equal(const char *a, size_t an, const char *s, size_t sn)
+{
+	unsigned char diff = an != sn;
+	size_t i;
+
+	for (i = 0; i < sn; i++)
+		diff |= (unsigned char)(s[i] ^ (i < an ? a[i] : 0));
+	return diff == 0;
 }
 
 /*

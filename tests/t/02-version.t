@@ -10,7 +10,7 @@ use MrhttpdTest;
 
 my @features = qw(sendfile log log-file syslog pid-file error-pages default-index ext-file-cmd
 	query-hack pragma detach chroot setuid cgi put auto-index auth
-	auth-file path-prefix gzip-static);
+	auth-file path-prefix gzip-static per-ip-limit follow-symlinks);
 
 sub check_format {
 	my ($t, $what) = @_;

@@ -1,7 +1,10 @@
 #!/usr/bin/perl
-# Limits: at MAX_CONNECTIONS further clients wait in the listen backlog
-# until a slot frees; running out of file descriptors (EMFILE from accept)
-# neither kills the server nor makes it spin.
+# Limits: at MAX_CONNECTIONS the connection parked longest (idle, or with
+# nothing sent yet) is closed to make room for a new client; when every
+# slot is busy with a request, further clients wait in the listen backlog
+# until a slot frees.  Running out of file descriptors (EMFILE from
+# accept) makes room the same way, and neither kills the server nor makes
+# it spin.
 
 use strict;
 use warnings;
@@ -12,7 +15,9 @@ use MrhttpdTest;
 
 my $slack = $ENV{RUN_WRAPPER} ? 3 : 1;
 
-my $t = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 2 });
+# MAX_CONNECTIONS_PER_IP=0: every client here comes from 127.0.0.1
+my $t = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 2,
+	MAX_CONNECTIONS_PER_IP => 0 });
 $t->write_file('a.txt', "aaa\n");
 $t->run();
 sleep 0.3;	# let the start-up probe connection go away
@@ -27,33 +32,53 @@ sub get_on {
 	my $c1 = http_connect();
 	my $r = get_on($c1);
 	is($r && $r->{status}, 200, 'MAX_CONNECTIONS=2: first connection served');
+	sleep 0.05;	# c1 is parked before c2
 	my $c2 = http_connect();
 	$r = get_on($c2);
 	is($r && $r->{status}, 200, 'MAX_CONNECTIONS=2: second connection served');
 
-	my $c3 = http_connect();	# completes in the listen backlog
+	# both idle: the third makes room by closing the oldest, c1
+	my $c3 = http_connect();
 	my $t0 = time;
-	$r = get_on($c3, timeout => 1);
-	ok(!$r, 'third connection: no answer while both slots are held');
-
-	# The held connections are still fine.
+	$r = get_on($c3, timeout => 3 * $slack);
+	is($r && $r->{status}, 200, 'third connection: served at once, both others idle');
+	ok(time - $t0 < 1 * $slack, '... promptly') or diag(sprintf '%.2f s', time - $t0);
+	ok(defined wait_closed($c1, 2 * $slack), 'the oldest idle connection was closed for it');
 	$r = get_on($c2);
-	is($r && $r->{status}, 200, 'second connection still served');
-
-	close $c1;
-	$t0 = time;
-	$r = read_response($c3, timeout => 5 * $slack);
-	my $el = time - $t0;
-	is($r && $r->{status}, 200, 'third connection answered once the first closed');
-	ok($el < 3 * $slack, 'third connection answered promptly') or diag("after $el s");
-	$r = get_on($c3);
-	is($r && $r->{status}, 200, 'third connection keeps working');
+	is($r && $r->{status}, 200, 'the second connection is still served');
 }
 $t->stop();
 
+# Every slot busy with a request: a newcomer waits in the backlog.
+{
+	my $b = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 2,
+		MAX_CONNECTIONS_PER_IP => 0 });
+	$b->write_file('a.txt', "aaa\n");
+	$b->run();
+	sleep 0.3;
+	my @busy = map { my $s = http_connect();
+		http_send($s, "GET /a.txt HTTP/1.1\r\nHost: x\r\n"); $s } 1 .. 2;
+	sleep 0.2;
+	my $c3 = http_connect();	# completes in the listen backlog
+	my $r = get_on($c3, timeout => 1);
+	ok(!$r, 'both slots mid-request: the third gets no answer yet');
+	http_send($busy[0], "\r\n");
+	$r = read_response($busy[0], timeout => 3 * $slack);
+	is($r && $r->{status}, 200, 'a busy one finishes its head: answered');
+	close $busy[0];
+	my $t0 = time;
+	$r = read_response($c3, timeout => 5 * $slack);
+	my $el = time - $t0;
+	is($r && $r->{status}, 200, 'third connection answered once a slot freed');
+	ok($el < 3 * $slack, 'third connection answered promptly') or diag("after $el s");
+	$r = get_on($c3);
+	is($r && $r->{status}, 200, 'third connection keeps working');
+	$b->stop();
+}
+
 # EMFILE: far more connections than descriptors.
 SKIP: {
-	skip 'no /proc/PID/stat', 6 unless -r "/proc/$$/stat";
+	skip 'no /proc/PID/stat', 7 unless -r "/proc/$$/stat";
 	my $t2 = MrhttpdTest->new();
 	$t2->write_file('a.txt', "aaa\n");
 	$t2->allow_log(qr/accept|descriptor|EMFILE|Too many open files/i);
@@ -74,15 +99,18 @@ SKIP: {
 		or diag(sprintf 'used %.2f s of CPU in 2 s', ($cpu1 // 0) - ($cpu0 // 0));
 	ok($t2->alive, 'EMFILE: the server is still running');
 
-	# Connections accepted before it still get an answer (perhaps an
-	# error status, as opening the file may fail with EMFILE too).
+	# The newest connections got the descriptors of the oldest idle
+	# ones, and get an answer (perhaps an error status, as opening the
+	# file may fail with EMFILE too); the oldest were closed for them.
 	my $answered = 0;
-	for my $s (@conns[0 .. 4]) {
+	for my $s (@conns[-5 .. -1]) {
 		my $r = get_on($s, timeout => 2);
 		$answered++ if $r && $r->{status};
 	}
-	ok($answered > 0, 'EMFILE: connections accepted before it are answered')
+	is($answered, 5, 'EMFILE: the newest connections are answered')
 		or diag("answered $answered of 5");
+	my $closed = grep { defined wait_closed($_, 2) } @conns[0 .. 4];
+	is($closed, 5, 'EMFILE: the oldest idle ones were closed to make room');
 
 	close $_ for @conns;
 	@conns = ();

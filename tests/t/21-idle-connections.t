@@ -4,7 +4,8 @@
 # outside: the server's thread count (/proc/PID/task) with hundreds of idle
 # connections, each of them still served afterwards, a stalled client or a
 # slow head that holds up nobody else, the keep-alive timeout of parked
-# connections, and MAX_CONNECTIONS counting parked connections too.
+# connections, and MAX_CONNECTIONS counting parked connections too (and
+# closing the one parked longest to make room for a new client).
 
 use strict;
 use warnings;
@@ -14,7 +15,9 @@ use Time::HiRes qw(time sleep);
 use MrhttpdTest;
 
 my $KA = 3;
-my $t = MrhttpdTest->new(conf => { KEEPALIVE_TIMEOUT => $KA, REQUEST_TIMEOUT => 10 });
+# all from 127.0.0.1: no per-address limit here (see 60-attack-slots.t)
+my $t = MrhttpdTest->new(conf => { KEEPALIVE_TIMEOUT => $KA, REQUEST_TIMEOUT => 10,
+	MAX_CONNECTIONS_PER_IP => 0 });
 $t->write_file('a.txt', "aaa\n");
 $t->write_file('big.bin', 'x' x (16 << 20));
 $t->run();
@@ -114,20 +117,20 @@ is($ok, $N, 'each idle connection is served again, in any order');
 	@idle = ();	# and these were idle as long
 }
 
-# --- MAX_CONNECTIONS counts the parked ---------------------------------------
+# --- MAX_CONNECTIONS counts the parked, and closes the oldest for room ----
 {
-	my $m = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 4, KEEPALIVE_TIMEOUT => 30 });
+	my $m = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 4, KEEPALIVE_TIMEOUT => 30,
+		MAX_CONNECTIONS_PER_IP => 0 });
 	$m->write_file('a.txt', "aaa\n");
 	$m->run();
-	my @held = map { my $s = http_connect(); get($s, '/a.txt'); $s } 1 .. 4;
+	my @held = map { my $s = http_connect(); get($s, '/a.txt'); sleep 0.05; $s } 1 .. 4;
 	my $fifth = http_connect();
 	http_send($fifth, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n");
-	ok(!defined read_response($fifth, timeout => 1),
-		'MAX_CONNECTIONS=4, 4 idle: the fifth client waits in the backlog');
-	close(shift @held);
-	my $r = read_response($fifth, timeout => 10);
-	is($r && $r->{status}, 200, 'one closes: the fifth is served');
-	$r = get($held[0], '/a.txt');
+	my $r = read_response($fifth, timeout => 5);
+	is($r && $r->{status}, 200,
+		'MAX_CONNECTIONS=4, 4 idle: the fifth client is served at once');
+	ok(defined wait_closed($held[0], 5), '... the one idle longest was closed for it');
+	$r = get($held[1], '/a.txt');
 	is($r && $r->{status}, 200, 'the others are still served');
 }
 

@@ -202,20 +202,73 @@ static const struct {
 };
 
 static void
-test_fmt_uint(void)
+test_buf_uint(void)
 {
-	char buf[32], *end;
-	size_t i;
+	char mem[32];
+	struct buf b;
+	size_t i, n;
 
 	for (i = 0; i < sizeof(uints) / sizeof(uints[0]); i++) {
 		tap_row(uints[i].line);
-		memset(buf, '#', sizeof(buf));
-		end = fmt_uint(buf, uints[i].v);
-		is_mem(buf, (size_t)(end - buf), uints[i].out, "fmt_uint(%llu)",
+		memset(mem, '#', sizeof(mem));
+		buf_init(&b, mem, sizeof(mem));
+		buf_uint(&b, uints[i].v);
+		is_mem(mem, buf_len(&b), uints[i].out, "buf_uint(%llu)",
 		    uints[i].v);
-		is_int(*end, '#', "fmt_uint(%llu): nothing written past the end",
-		    uints[i].v);
+		is_int(mem[buf_len(&b)], '#',
+		    "buf_uint(%llu): nothing written past the end", uints[i].v);
+		/* one byte too few: nothing written, b_over set */
+		n = strlen(uints[i].out);
+		memset(mem, '#', sizeof(mem));
+		buf_init(&b, mem, n - 1);
+		buf_uint(&b, uints[i].v);
+		is_int(b.b_over, 1, "buf_uint(%llu) into %zu bytes: b_over",
+		    uints[i].v, n - 1);
+		is_int(mem[0], '#', "buf_uint(%llu) into %zu bytes: untouched",
+		    uints[i].v, n - 1);
 	}
+	tap_row(0);
+}
+
+/* The bounded buffer: what does not fit is dropped and flagged, never
+ * written past b_end. */
+static void
+test_buf_bounds(void)
+{
+	char mem[16];
+	struct buf b;
+
+	memset(mem, '#', sizeof(mem));
+	buf_init(&b, mem, 8);
+	buf_lit(&b, "abcdef");
+	is_int(b.b_over, 0, "buf: 6 of 8 bytes fit");
+	buf_lit(&b, "ghi");
+	is_int(b.b_over, 1, "buf: 3 more do not: b_over");
+	is_mem(mem, buf_len(&b), "abcdef", "buf: what fitted stays");
+	is_int(mem[8], '#', "buf: nothing past b_end");
+	buf_char(&b, 'x');
+	buf_char(&b, 'y');
+	is_mem(mem, buf_len(&b), "abcdefxy", "buf: later appends that fit");
+	buf_char(&b, 'z');
+	is_int((int)buf_len(&b), 8, "buf: full, stays full");
+	is_int(mem[8], '#', "buf: still nothing past b_end");
+
+	buf_init(&b, mem, 8);
+	buf_url(&b, "/a b", 4, 1);
+	is_mem(mem, buf_len(&b), "/a%20b", "buf_url: space encoded, slash kept");
+	buf_init(&b, mem, 8);
+	buf_url(&b, "//", 2, 0);
+	is_mem(mem, buf_len(&b), "%2F%2F", "buf_url: slash encoded");
+	buf_init(&b, mem, 5);
+	buf_pad(&b, 7, 4);
+	is_mem(mem, buf_len(&b), "0007", "buf_pad: zeros");
+	buf_init(&b, mem, 5);
+	buf_pad(&b, 123456, 4);
+	is_mem(mem, buf_len(&b), "9999", "buf_pad: clamped");
+	buf_init(&b, mem, sizeof(mem));
+	buf_hex(&b, 0xdeadbeefULL, 0);
+	buf_hex(&b, 0xAB, 1);
+	is_mem(mem, buf_len(&b), "deadbeefAB", "buf_hex");
 	tap_row(0);
 }
 
@@ -250,6 +303,15 @@ static const struct {
 	{ __LINE__, 4107542400LL, "Mon, 01 Mar 2100 00:00:00 GMT" },	/* no leap */
 	{ __LINE__, 4102444799LL, "Thu, 31 Dec 2099 23:59:59 GMT" },
 	{ __LINE__, 253402300799LL, "Fri, 31 Dec 9999 23:59:59 GMT" },
+	/* out of the format's range: clamped, never other bytes (a bare CR
+	 * came out of a file dated in year -30000) */
+	{ __LINE__, 253402300800LL, "Fri, 31 Dec 9999 23:59:59 GMT" },
+	{ __LINE__, 1000000000000000LL, "Fri, 31 Dec 9999 23:59:59 GMT" },
+	{ __LINE__, -1, "Wed, 31 Dec 1969 23:59:59 GMT" },
+	{ __LINE__, -62167219200LL, "Sat, 01 Jan 0000 00:00:00 GMT" },
+	{ __LINE__, -62167219201LL, "Sat, 01 Jan 0000 00:00:00 GMT" },
+	{ __LINE__, -1000000000000LL, "Sat, 01 Jan 0000 00:00:00 GMT" },
+	{ __LINE__, -9223372036854775807LL, "Sat, 01 Jan 0000 00:00:00 GMT" },
 };
 
 static void
@@ -297,7 +359,8 @@ main(void)
 {
 	test_url_decode();
 	test_path_normalize();
-	test_fmt_uint();
+	test_buf_uint();
+	test_buf_bounds();
 	test_fmt_http_date();
 	return done_testing();
 }

@@ -1,0 +1,28 @@
+/* peer.h - open connections per client address (MAX_CONNECTIONS_PER_IP).
+ * Without the limit, stubs. */
+#ifndef MRHTTPD_PEER_H
+#define MRHTTPD_PEER_H
+
+#include <sys/socket.h>
+
+#include "mrhttpd.h"
+
+enum { PEER_KEY = 16 };		/* an address as IPv6 (IPv4 mapped) */
+
+#if ENABLE_PER_IP
+/* Counts a new connection from ss, its key written to key.  Returns 0, or
+ * -1 when that address has MAX_CONNECTIONS_PER_IP open already. */
+int	 peer_add(const struct sockaddr_storage *, unsigned char *);
+/* The connection with this key closed. */
+void	 peer_del(const unsigned char *);
+#else
+static inline int
+peer_add(const struct sockaddr_storage *ss, unsigned char *key)
+{
+	(void)ss; (void)key;
+	return 0;
+}
+static inline void peer_del(const unsigned char *key) { (void)key; }
+#endif
+
+#endif

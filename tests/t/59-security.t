@@ -1,0 +1,352 @@
+#!/usr/bin/perl
+# Regressions for the security audit of 3.0.0 (doc/SECURITY.md): each block
+# reproduces one finding as the attacker did, against the real server, and
+# checks that it no longer works.  Every one of them failed on 3.0.0.
+#   A  unchecked writes into fixed buffers (CGI Location, CGI header lines)
+#   B  authorization by method name instead of by what the request does;
+#      REMOTE_USER from unchecked credentials; user names by timing
+#   C  client sizes in arithmetic (chunked PUT limit); dates out of range
+#   E  descriptors after SIGHUP; half-close; open redirect; log forgery;
+#      QUERY_HACK on an absolute-form target without a path
+#   F  symlinks (FOLLOW_SYMLINKS); transfer codings; EXT_FILE_CMD bounds
+#   and the hardening flags of the default build.
+# The attacks on fairness and slots (D) are in 60-attack-*.t.
+
+use strict;
+use warnings;
+
+use File::Path qw(make_path);
+use IO::Socket::IP;
+use MIME::Base64 qw(encode_base64);
+use Socket qw(SHUT_WR);
+use Test::More;
+use Time::HiRes qw(time sleep);
+use MrhttpdTest qw(:DEFAULT slurp spew);
+use MrhttpdCGI qw(cgi_dir script wait_for);
+
+my $slow = $ENV{RUN_WRAPPER} ? 5 : $ENV{MRHTTPD_SANITIZE} ? 2 : 1;
+my $dir = cgi_dir('cgi-59');
+my $bin = "$dir/cgi-bin";
+make_path($bin, "$dir/log");
+
+my $SECRET = 'Basic ' . encode_base64('admin:secret', '');
+sub basic { return 'Basic ' . encode_base64($_[0], '') }
+
+# A CGI program that prints what a program should never have been given.
+script("$bin/env.sh", <<'EOF');
+#!/bin/sh
+printf 'Content-Type: text/plain\n\n'
+printf 'method=%s\nuser=%s\ntype=%s\n' "$REQUEST_METHOD" "${REMOTE_USER-unset}" "${AUTH_TYPE-unset}"
+EOF
+# A local redirect to a program, with the query it was given (A1).
+script("$bin/loc.sh", <<'EOF');
+#!/bin/sh
+printf 'Location: /cgi-bin/env.sh?%s\n\n' "$QUERY_STRING"
+EOF
+# 1,300 header lines that grow when re-emitted ("a:" -> "a: \r\n") (A2).
+script("$bin/many.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n'\n"
+	. "i=0; while [ \$i -lt 1300 ]; do printf 'a:\\n'; i=\$((i+1)); done\n"
+	. "printf '\\nbody\\n'\n");
+# The descriptors a program inherits (E1).
+script("$bin/fds.sh", <<'EOF');
+#!/bin/sh
+printf 'Content-Type: text/plain\n\n'
+cd /proc/$$/fd && for f in *; do
+	[ "$f" -gt 2 ] 2>/dev/null && printf 'fd %s -> %s\n' "$f" "$(readlink "$f")"
+done
+printf 'end\n'
+EOF
+script("$bin/hello.sh", "#!/bin/sh\nsleep 0.2\nprintf 'Content-Type: text/plain\\n\\nhello\\n'\n");
+# Ends without a header block, so the server logs a line naming it (E4).
+script("$bin/nohead.sh", "#!/bin/sh\ncat >/dev/null\nexit 0\n");
+# Control bytes on stderr (E4).
+script("$bin/err.sh", "#!/bin/sh\nprintf 'one\\rFORGED [error] x\\033[31m\\n' >&2\n"
+	. "printf 'Content-Type: text/plain\\n\\nok\\n'\n");
+
+my %cgi = (CGI_PATH => '/cgi-bin', CGI_DIR => $bin);
+
+# --- A: bounded heads --------------------------------------------------------
+my $t = MrhttpdTest->new(conf => { %cgi, LOG_FILE => "$dir/log/a.log" });
+$t->has('cgi');
+$t->allow_log(qr/cgi \S+: /);
+$t->run();
+{
+	my $q = 'q=' . ('x' x 3000);
+	my ($r) = parse_responses(http("GET /cgi-bin/loc.sh?$q HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n", timeout => 10 * $slow));
+	is($r && $r->{status}, 302, 'A1: a local Location to a program with a 3 KB query: 302');
+	is($r && $r->{headers}{location}, "/cgi-bin/env.sh?$q", '... the Location whole');
+	ok($t->alive, '... and the server is up');
+
+	($r) = parse_responses(http("GET /cgi-bin/many.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n", timeout => 10 * $slow));
+	is($r && $r->{status}, 502, 'A2: 1,300 header lines that grow past the head: 502');
+	ok($t->alive, '... and the server is up');
+	($r) = parse_responses(http_get('/cgi-bin/env.sh'));
+	is($r && $r->{status}, 200, '... and still serving');
+}
+
+# --- E: descriptors after SIGHUP, half-close, log forgery --------------------
+{
+	kill 'HUP', $t->pid;
+	sleep 0.3;
+	my ($r) = parse_responses(http_get('/cgi-bin/fds.sh'));
+	is($r && $r->{status}, 200, 'E1: after SIGHUP, a program lists its descriptors');
+	unlike($r && $r->{body}, qr{^fd \d+ -> \Q$dir/log/}m,
+		'... the reopened log is not among them') or diag($r && $r->{body});
+	like($r && $r->{body}, qr/end\n\z/, '... and listed them all');
+
+	# nc -N: the request, then shutdown(SHUT_WR); the reply still comes
+	my $s = http_connect();
+	http_send($s, "GET /cgi-bin/hello.sh HTTP/1.0\r\n\r\n");
+	shutdown($s, SHUT_WR);
+	($r) = parse_responses(http(undef, sock => $s, timeout => 5 * $slow));
+	is($r && $r->{status}, 200, 'E2: HTTP/1.0 request, then half-close: answered');
+	is($r && $r->{body}, "hello\n", '... with the whole body');
+	$s = http_connect();
+	http_send($s, "GET /cgi-bin/hello.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	shutdown($s, SHUT_WR);
+	($r) = grep { $_->{status} != 102 }
+		parse_responses(http(undef, sock => $s, timeout => 5 * $slow));
+	is($r && $r->{status}, 200, 'E2: HTTP/1.1 the same: answered (after a 102 at most)');
+
+	# the head alone first, so the path is decoded before the body and
+	# the pipelined bytes after it arrive
+	$s = http_connect();
+	http_send($s, "POST /cgi-bin/nohead.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Transfer-Encoding: chunked\r\n\r\n");
+	sleep 0.3;
+	http_send($s, "5\r\nhello\r\n0\r\n\r\n"
+		. "GET /x\nFORGED-BY-PIPELINE [error] HTTP/1.1\r\nHost: x\r\n\r\n");
+	http(undef, sock => $s, timeout => 3 * $slow);
+	parse_responses(http_get('/cgi-bin/err.sh'));
+	ok(wait_for(sub { $t->log =~ /err\.sh/ }, 3 * $slow), 'E4: the programs ran');
+	my $log = $t->log;
+	like($log, qr/cgi nohead\.sh: no header block/,
+		'E4: the log names the program, after its body was read');
+	unlike($log, qr/^FORGED/m, '... and pipelined bytes forge no line');
+	unlike($log, qr/\r|\e/, 'E4: no CR or ESC from a program\'s stderr reaches the log');
+	like($log, qr/one\\x0dFORGED \[error\] x\\x1b\[31m/, '... they are escaped');
+	$t->stop();
+}
+
+# --- B: authorization by what the request does --------------------------------
+my $au = MrhttpdTest->new(conf => { %cgi, AUTH_HEADER => $SECRET, AUTH_METHODS => 15 });
+$au->run();
+{
+	my %st;
+	for my $req ("GET /cgi-bin/env.sh HTTP/1.1", "POST /cgi-bin/env.sh HTTP/1.1",
+	    "get /cgi-bin/env.sh HTTP/1.1", "OPTIONS /cgi-bin/env.sh HTTP/1.1",
+	    "BREW /cgi-bin/env.sh HTTP/1.1", "POST /cgi-bin/%65nv.sh HTTP/1.1",
+	    "POST /x/../cgi-bin/env.sh HTTP/1.1") {
+		my ($r) = parse_responses(http("$req\r\nHost: x\r\nContent-Length: 0\r\n"
+			. "Connection: close\r\n\r\n"));
+		is($r && $r->{status}, 401, "B1: $req without credentials: 401");
+		unlike($r && $r->{body} // '', qr/method=/, '... and the program did not run');
+	}
+	my ($r) = parse_responses(http("CONNECT %2fcgi-bin/env.sh HTTP/1.1\r\nHost: x\r\n\r\n"));
+	isnt($r && $r->{status}, 200, 'B1: CONNECT %2fcgi-bin/env.sh runs nothing');
+	unlike($r && $r->{body} // '', qr/method=/, '... no program output');
+
+	($r) = parse_responses(http("POST /cgi-bin/env.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Authorization: " . basic('admin:x') . "\r\nContent-Length: 0\r\n"
+		. "Connection: close\r\n\r\n"));
+	is($r && $r->{status}, 401, 'B2: POST with wrong credentials: 401');
+	($r) = parse_responses(http("POST /cgi-bin/env.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Authorization: $SECRET\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"));
+	is($r && $r->{status}, 200, 'B2: POST with the right ones: 200');
+	like($r && $r->{body}, qr/user=admin\ntype=Basic\n/, '... REMOTE_USER and AUTH_TYPE as checked');
+}
+$au->stop();
+
+# AUTH_METHODS=4: PUT only.  A program runs for anyone, and credentials
+# nobody checked reach it as nothing.
+my $a4 = MrhttpdTest->new(conf => { %cgi, AUTH_HEADER => $SECRET, AUTH_METHODS => 4 });
+$a4->run();
+{
+	my ($r) = parse_responses(http("POST /cgi-bin/env.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Authorization: " . basic('admin:x') . "\r\nContent-Length: 0\r\n"
+		. "Connection: close\r\n\r\n"));
+	is($r && $r->{status}, 200, 'B2: AUTH_METHODS=4, POST to a program: runs');
+	like($r && $r->{body}, qr/user=unset\ntype=unset\n/,
+		'... unchecked credentials give no REMOTE_USER, no AUTH_TYPE');
+}
+$a4->stop();
+
+# AUTH_FILE: an unknown user costs what a known one does.
+SKIP: {
+	my $hash = crypt('right', '$6$rounds=40000$saltsaltsalt$');
+	skip 'crypt(3) has no SHA-512 here', 2 unless defined $hash && $hash =~ /^\$6\$/;
+	spew("$dir/users", "admin:$hash\n");
+	my $f = MrhttpdTest->new(conf => { AUTH_FILE => "$dir/users", AUTH_METHODS => 1 });
+	skip 'AUTH_FILE not built (no crypt in this toolchain)', 2
+		unless ($f->version_info->{features}{'auth-file'} // '') eq 'yes';
+	$f->write_file('a.txt', "aaa\n");
+	$f->run();
+	my $time = sub {
+		my ($cred) = @_;
+		my @t;
+		for (1 .. 9) {
+			my $t0 = time;
+			my ($r) = parse_responses(http("GET /a.txt HTTP/1.1\r\nHost: x\r\n"
+				. "Authorization: " . basic($cred) . "\r\nConnection: close\r\n\r\n"));
+			return undef unless $r && $r->{status} == 401;
+			push @t, time - $t0;
+		}
+		@t = sort { $a <=> $b } @t;
+		return $t[4];
+	};
+	my $known = $time->('admin:wrong');
+	my $unknown = $time->('nosuchuser:wrong');
+	ok(defined $known && defined $unknown && $unknown > 0.5 * $known,
+		'B3: an unknown user takes as long as a known one (no enumeration)')
+		or diag(sprintf 'known %.4f s, unknown %.4f s', $known // -1, $unknown // -1);
+	note(sprintf 'B3: median known %.2f ms, unknown %.2f ms', 1000 * ($known // 0),
+		1000 * ($unknown // 0));
+	$f->stop();
+}
+
+# --- C: sizes from the client ---------------------------------------------------
+my $p = MrhttpdTest->new(conf => { PUT_PATH => '/up', PUT_MAX_BODY => 1000 });
+$p->has('put');
+make_path($p->htdocs . '/up');
+$p->run();
+{
+	my $s = http_connect();
+	http_send($s, "PUT /up/f.bin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+		. "1\r\na\r\n7fffffffffffffff\r\n");
+	my $sent = 0;
+	local $SIG{PIPE} = 'IGNORE';
+	for (1 .. 80) {	# up to 5 MB while the server lets us
+		last unless http_send($s, 'z' x 65536);
+		$sent += 65536;
+		last if IO::Select->new($s)->can_read(0);
+	}
+	my $r = read_response($s, timeout => 5 * $slow);
+	is($r && $r->{status}, 413, 'C1: a chunk size that overflows the limit check: 413');
+	sleep 0.3;
+	opendir(my $d, $p->htdocs . '/up');
+	my @left = grep { !/^\.\.?$/ } readdir $d;
+	is("@left", '', '... and nothing was left behind');
+	ok($p->alive, '... and the server is up');
+}
+$p->stop();
+
+# --- E3, E5, F: static files ------------------------------------------------------
+my $h = MrhttpdTest->new(conf => { QUERY_HACK => '/', LOG_FILE => "$dir/log/h.log" });
+$h->write_file('images/a.gif', 'GIF');
+$h->write_file('?x', "query-hack file\n");
+$h->write_file('b.txt', "b\n");
+symlink('/etc', $h->htdocs . '/etc-link');
+$h->run();
+{
+	my ($r) = parse_responses(http("GET //evil.example/../images HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n"));
+	is($r && $r->{status}, 301, 'E3: //evil.example/../images: 301');
+	is($r && $r->{headers}{location}, '/images/', '... to the normalised path, not off-site');
+
+	($r) = parse_responses(http("GET http://h?x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"));
+	is($r && $r->{status}, 200, 'E5: QUERY_HACK with http://h?x: the file "/?x"');
+	is($r && $r->{body}, "query-hack file\n", '... its content');
+
+	($r) = parse_responses(http("POST /b.txt HTTP/1.1\r\nHost: x\r\n"
+		. "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"));
+	is($r && $r->{status}, 501, 'F: Transfer-Encoding: gzip, chunked: 501');
+
+	($r) = parse_responses(http_get('/etc-link/hostname'));
+	is($r && $r->{status}, 200, 'F: by default links are followed (as upstream, nginx, lighttpd)');
+}
+$h->stop();
+
+SKIP: {
+	skip 'not root: no tmpfs for a file dated before year 0', 3 if $> != 0 || $ENV{RUN_WRAPPER};
+	my $o = MrhttpdTest->new();
+	my $mnt = $o->htdocs . '/old';
+	make_path($mnt);
+	skip 'cannot mount a tmpfs', 3 if system('mount', '-t', 'tmpfs', 'none', $mnt) != 0;
+	spew("$mnt/f.txt", "old\n");
+	utime(-1100000000000, -1100000000000, "$mnt/f.txt");
+	$o->run();
+	my ($r) = parse_responses(http_get('/old/f.txt'));
+	is($r && $r->{status}, 200, 'C2: a file dated in year -32900: 200');
+	like($r && $r->{raw_head}, qr/\r\nLast-Modified: Sat, 01 Jan 0000 00:00:00 GMT\r\n/,
+		'... Last-Modified clamped to year 0');
+	unlike($r && $r->{raw_head}, qr/[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)/,
+		'... and no control byte in the head');
+	$o->stop();
+	system('umount', $mnt);
+}
+
+# FOLLOW_SYMLINKS=0: every open stays inside PUBLIC_DIR.
+my $c = MrhttpdTest->new(conf => { FOLLOW_SYMLINKS => 0, AUTO_INDEX => 1 });
+$c->write_file('sub/a.txt', "inside\n");
+$c->write_file('sub/index.txt', "i\n");
+symlink('/etc', $c->htdocs . '/etc-link');
+symlink('/etc/passwd', $c->htdocs . '/passwd');
+symlink('sub/a.txt', $c->htdocs . '/inside.txt');
+symlink('/etc/hostname', $c->htdocs . '/sub/host');
+$c->run();
+{
+	my ($r) = parse_responses(http_get('/etc-link/passwd'));
+	is($r && $r->{status}, 403, 'F: FOLLOW_SYMLINKS=0, a directory link out of PUBLIC_DIR: 403');
+	($r) = parse_responses(http_get('/passwd'));
+	is($r && $r->{status}, 403, '... a file link out: 403');
+	($r) = parse_responses(http_get('/inside.txt'));
+	is($r && $r->{status}, 200, '... a link that stays inside: 200');
+	($r) = parse_responses(http_get('/sub/'));
+	unlike($r && $r->{body}, qr/"host"/, '... a listing does not show a link out');
+	($r) = parse_responses(http("GET /sub?a=%2F HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+	is($r && $r->{headers}{location}, '/sub/?a=%2F', 'E3: a redirect keeps the query as sent');
+	($r) = parse_responses(http("GET //%73ub HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+	is($r && $r->{headers}{location}, '/sub/', 'E3: ... and is built from the decoded path');
+}
+$c->stop();
+
+# EXT_FILE_CMD: bounded in time, and run once per file, not per request.
+script("$dir/type.sh", "#!/bin/sh\necho run >> $dir/ext-runs\n"
+	. "[ -e $dir/ext-slow ] && /bin/sleep 10\necho text/x-test\n");
+my $e = MrhttpdTest->new(conf => { EXT_FILE_CMD => "$dir/type.sh" });
+$e->write_file('f.unknownsuffix', "data\n");
+$e->write_file('g.unknownsuffix', "data\n");
+$e->allow_log(qr/./);
+$e->run();
+{
+	unlink "$dir/ext-runs";
+	my $s = http_connect();
+	my @types;
+	for (1 .. 5) {
+		http_send($s, "GET /f.unknownsuffix HTTP/1.1\r\nHost: x\r\n\r\n");
+		my $r = read_response($s, timeout => 5 * $slow);
+		push @types, $r && $r->{headers}{'content-type'};
+	}
+	is("@types", join(' ', ('text/x-test') x 5), 'F: EXT_FILE_CMD answers');
+	my $runs = () = (slurp("$dir/ext-runs") // '') =~ /run/g;
+	is($runs, 1, '... once for five requests of one file');
+
+	spew("$dir/ext-slow", '');
+	my $t0 = time;
+	my ($r) = parse_responses(http_get('/g.unknownsuffix', timeout => 15));
+	my $el = time - $t0;
+	is($r && $r->{status}, 200, 'F: an EXT_FILE_CMD that hangs: the file is still served');
+	is($r && $r->{headers}{'content-type'}, 'application/octet-stream', '... as octet-stream');
+	ok($el < 5 * $slow, sprintf('... after its time limit, not its 10 s (%.1f s)', $el));
+	unlink "$dir/ext-slow";
+}
+$e->stop();
+
+# --- the next bug: hardening flags of the default build --------------------------
+SKIP: {
+	my $re = MrhttpdTest::find_prog('readelf') // (-x '/usr/bin/readelf' ? '/usr/bin/readelf' : undef);
+	skip 'no readelf', 4 unless $re;
+	skip 'another toolchain or HARDEN off', 4
+		if $ENV{CROSS_COMPILE} || $ENV{CC} || ($ENV{MRHTTPD_MAKEFLAGS} // '') =~ /HARDEN=0/;
+	my (undef, $hdr) = run_cmd($re, '-h', '-l', '-d', '-s', '-W', $t->binary);
+	my $static = ($ENV{LDFLAGS} // '') =~ /-static/;
+	like($hdr, $static ? qr/Type:\s+EXEC/ : qr/Type:\s+DYN/, 'hardening: PIE (dynamic builds)');
+	like($hdr, qr/GNU_RELRO/, 'hardening: RELRO');
+	like($hdr, $static ? qr/GNU_RELRO/ : qr/\(FLAGS\).*BIND_NOW|\(FLAGS_1\).*NOW/,
+		'hardening: bound at start (full RELRO)');
+	like($hdr, qr/__stack_chk_fail/, 'hardening: stack protector');
+}
+
+$t->done_testing();
