@@ -33,7 +33,7 @@ auth_load(const char *prefix)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s%s", prefix, CONFIG_AUTH_FILE);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return -1;
 	/* once, at start-up: the one allocation that lives for good */
 	if ((buf = malloc(AUTH_FILE_MAX + 1)) == NULL) {

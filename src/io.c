@@ -165,6 +165,10 @@ conn_sendfile(struct conn *c, int fd, off_t off, off_t len)
 			return -1;
 		off += n;
 		len -= n;
+		if ((sent += n) >= SEND_BUDGET && len > 0) {	/* as above */
+			sent = 0;
+			(void)server_yield();
+		}
 	}
 	return 0;
 }

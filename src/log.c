@@ -46,8 +46,10 @@ log_open(const char *prefix)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-	    0640);
+	/* opened as root, in a directory the server's user may write to
+	 * (for rotation): never through a link planted there */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
+	    O_NOFOLLOW, 0640);
 	if (fd == -1)
 		return -1;
 	if (log_fd == STDOUT_FILENO)

@@ -174,6 +174,8 @@ response_error_hdr(struct conn *c, struct request *r, struct reply *rp,
 	response_head(&h, status, r != NULL ? r->req_minor : 1, c);
 	if (extra != NULL)
 		buf_str(&h, extra);
+	else if (status == 503)	/* shed: busy, not broken */
+		buf_lit(&h, "Retry-After: 1\r\n");
 	buf_lit(&h, "Content-Type: text/html\r\nContent-Length: ");
 	buf_uint(&h, (unsigned long long)len);
 	buf_lit(&h, "\r\n\r\n");

@@ -16,11 +16,10 @@ route_request(struct conn *c, struct request *r)
 {
 	/* only origin-form targets name a path: "*" is for OPTIONS, and
 	 * CONNECT's authority-form ("%2fcgi-bin/x" too) is never one */
-	if (r->req_target[0] != '/') {
-		if (r->req_method == M_CONNECT)
-			return ROUTE_NOT_ALLOWED;	/* we proxy nothing */
+	if (r->req_method == M_CONNECT)
+		return ROUTE_NOT_ALLOWED;	/* we proxy nothing, any target */
+	if (r->req_target[0] != '/')
 		return r->req_method == M_OPTIONS ? ROUTE_OPTIONS : ROUTE_BAD;
-	}
 	if (cgi_match(c, r))
 		return ROUTE_CGI;
 	switch (r->req_method) {
@@ -30,9 +29,9 @@ route_request(struct conn *c, struct request *r)
 	case M_OPTIONS:
 		return ROUTE_OPTIONS;
 	case M_PUT:
-		return ROUTE_PUT;
+		return ENABLE_PUT ? ROUTE_PUT : ROUTE_NOT_ALLOWED;
 	case M_DELETE:
-		return ROUTE_DELETE;
+		return ENABLE_PUT ? ROUTE_DELETE : ROUTE_NOT_ALLOWED;
 	case M_UNKNOWN:
 		return ROUTE_UNKNOWN;
 	default:

@@ -499,51 +499,65 @@ sweep(long long now)
 }
 
 /*
- * At MAX_CONNECTIONS: makes room by closing the connection parked longest,
- * an idle keep-alive one or one that has sent nothing yet (nginx's
- * reusable connections).  Returns 1 when one was closed, 0 when every
- * connection is busy with a request.  Run by the turn holder only.  The
- * loads are sequentially consistent, as are conn_park's and slot_free's
- * stores before they look at full: so either conn_room sees the slot
- * parked or freed, or they see full set and put the listener back.
+ * The connection parked longest (an idle keep-alive one, or one that has
+ * sent nothing yet), or -1 when every connection is busy with a request.
+ * Only the turn holder takes parked slots, so the one found stays parked
+ * until it evicts it.  The loads are sequentially consistent, as are
+ * conn_park's and slot_free's stores before they look at full: so either
+ * conn_room sees the slot parked or freed, or they see full set and put
+ * the listener back.
+ */
+static int
+oldest_parked(void)
+{
+	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), oldest = -1;
+
+	for (i = 0; i < hi; i++)
+		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_SEQ_CST) ==
+		    SLOT_PARKED && (oldest == -1 ||
+		    slots[i].s_since < slots[oldest].s_since))
+			oldest = i;
+	return oldest;
+}
+
+/*
+ * Makes room by closing the connection parked longest (nginx's reusable
+ * connections).  Returns 1 when one was closed, 0 when none could be.
  */
 static int
 evict_oldest(void)
 {
-	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), st, oldest;
+	int i, st;
 
-	for (;;) {
-		for (oldest = -1, i = 0; i < hi; i++)
-			if (__atomic_load_n(&slots[i].s_state, __ATOMIC_SEQ_CST) ==
-			    SLOT_PARKED && (oldest == -1 ||
-			    slots[i].s_since < slots[oldest].s_since))
-				oldest = i;
-		if (oldest == -1)
-			return 0;
+	while ((i = oldest_parked()) != -1) {
 		st = SLOT_PARKED;
-		if (__atomic_compare_exchange_n(&slots[oldest].s_state, &st,
+		if (__atomic_compare_exchange_n(&slots[i].s_state, &st,
 		    SLOT_ACTIVE, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			slot_close(&slots[oldest]);
+			slot_close(&slots[i]);
 			return 1;
 		}
 	}
+	return 0;
 }
 
 /*
- * Is there room for one more connection?  Makes it if it can; when it
- * cannot, takes the listener out until a slot is freed or parked.
+ * Could one more connection get a slot: is one free, or parked and so
+ * evictable?  When not, takes the listener out until a slot is freed or
+ * parked.  Nothing is closed here: a client first passes the per-address
+ * check, so that one at its limit cannot cost another client its
+ * connection.
  */
 static int
 conn_room(void)
 {
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
-	    evict_oldest())
+	    oldest_parked() != -1)
 		return 1;
 	__atomic_store_n(&full, 1, __ATOMIC_SEQ_CST);
 	listener_update();
 	/* a slot freed or parked meanwhile did not see full set: look again */
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
-	    evict_oldest()) {
+	    oldest_parked() != -1) {
 		room_made();
 		return 1;
 	}
@@ -563,7 +577,7 @@ conn_refuse(int fd, const struct sockaddr_storage *peer)
 
 	(void)!send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 	close(fd);
-	if (now != warned) {	/* once a second at most */
+	if (ENABLE_LOG && now != warned) {	/* once a second at most */
 		addr_fmt(peer, addr, sizeof(addr));
 		log_warn("%s: MAX_CONNECTIONS_PER_IP (%d) reached, refused",
 		    addr, CONFIG_MAX_CONNECTIONS_PER_IP);
@@ -619,6 +633,13 @@ conn_accept(void)
 	}
 	if (peer_add(&peer, key) == -1) {
 		conn_refuse(fd, &peer);
+		return NULL;
+	}
+	/* at MAX_CONNECTIONS: the room conn_room saw is made now */
+	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) >= CONFIG_MAX_CONNECTIONS &&
+	    !evict_oldest()) {
+		peer_del(key);
+		close(fd);	/* cannot happen: only we take parked slots */
 		return NULL;
 	}
 	i = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE);
