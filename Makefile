@@ -133,6 +133,7 @@ run: $(RUN_DIR)/run.conf
 # make check runs these in order, then fails if any of them failed:
 #   check-native    the suite (unit and integration) as built
 #   check-sanitize  the suite again under -fsanitize=address,undefined
+#   check-fuzz      every libFuzzer harness of tests/fuzz/ for 10 s
 #   matrix          every feature switch off and on, -Werror
 #   check-cross     the suite on CROSS_TARGETS under qemu-user (skips with
 #                   a message when a compiler or qemu cannot be had)
@@ -172,6 +173,24 @@ check-sanitize: check-deps
 check-cross: check-deps
 	@sh tests/cross.sh $(CROSS_TARGETS)
 
+# make fuzz: every libFuzzer harness of tests/fuzz/ (clang), built into
+# tests/build/fuzz/ and run FUZZ_SECONDS each; fails on a crash.
+# make check-fuzz: the same for 10 s each; without clang or libFuzzer it
+# says so and passes, unless MRHTTPD_FUZZ_REQUIRED=1 (tests/fuzz/run.sh).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+
+check-fuzz: check-deps
+	@FUZZ_SECONDS=10 sh tests/fuzz/run.sh --check
+
+# make check-tsan: the concurrency tests once under ThreadSanitizer (not
+# part of make check: a pass takes minutes and found nothing so far)
+TSAN_TESTS = tests/t/21-idle-connections.t tests/t/60-attack-*.t
+check-tsan: check-deps
+	MRHTTPD_MAKEFLAGS="SAN=-fsanitize=thread" CFLAGS="-O1 -g" \
+	  $(PROVE) $(TSAN_TESTS)
+
 test: check
 
 # --- embedded builds, sizes, benchmarks (the logic lives in extra/) -----------------
@@ -210,4 +229,4 @@ clean:
 	rm -rf build tests/build
 
 .PHONY: all run check check-deps check-native check-sanitize check-cross test \
-	matrix size bench install uninstall clean
+	check-tsan matrix size bench install uninstall clean fuzz check-fuzz

@@ -563,6 +563,18 @@ struct open_how_abi {
 enum { RESOLVE_BENEATH_ = 0x08, RESOLVE_NO_MAGICLINKS_ = 0x02 };
 
 static int
+is_link(int dirfd, const char *name)
+{
+	struct stat st;
+	int e = errno, link;
+
+	link = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode);
+	errno = e;
+	return link;
+}
+
+static int
 open_walk(int dirfd, const char *rel, int flags)
 {
 	char comp[256];
@@ -578,6 +590,10 @@ open_walk(int dirfd, const char *rel, int flags)
 		comp[slash - rel] = '\0';
 		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
+		/* a link where a directory should be: refused as a link
+		 * (403), not as a missing directory */
+		if (next == -1 && errno == ENOTDIR && is_link(fd, comp))
+			errno = ELOOP;
 		if (fd != dirfd)
 			close(fd);
 		if ((fd = next) == -1)
@@ -629,6 +645,11 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 
 	fd = open_beneath(settings.set_public_fd, len > 1 ? path + 1 : ".",
 	    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* out of descriptors: an idle connection gives its own up */
+	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
+	    server_shed_idle())
+		fd = open_beneath(settings.set_public_fd, len > 1 ? path + 1 :
+		    ".", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd == -1 || fstat(fd, st) == -1)
 		goto fail;
 	if (S_ISDIR(st->st_mode)) {

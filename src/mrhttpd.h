@@ -328,6 +328,7 @@ void	 server_run(int);
 extern int server_stopping;	/* atomic: set once, at stop */
 extern __thread int server_turn;
 int	 server_yield_turn(void);
+int	 server_shed_idle(void);
 /*
  * About to block (a wait for a client, a program, the disk): let another
  * thread serve the other connections meanwhile.  Returns 0, or -1 when no

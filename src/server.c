@@ -501,8 +501,7 @@ sweep(long long now)
 /*
  * The connection parked longest (an idle keep-alive one, or one that has
  * sent nothing yet), or -1 when every connection is busy with a request.
- * Only the turn holder takes parked slots, so the one found stays parked
- * until it evicts it.  The loads are sequentially consistent, as are
+ * The loads are sequentially consistent, as are
  * conn_park's and slot_free's stores before they look at full: so either
  * conn_room sees the slot parked or freed, or they see full set and put
  * the listener back.
@@ -523,6 +522,8 @@ oldest_parked(void)
 /*
  * Makes room by closing the connection parked longest (nginx's reusable
  * connections).  Returns 1 when one was closed, 0 when none could be.
+ * A stale event for the closed slot is harmless, as for any connection
+ * closed since its event came (see next_conn).
  */
 static int
 evict_oldest(void)
@@ -538,6 +539,18 @@ evict_oldest(void)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Out of descriptors while serving a request (a file to open): an idle
+ * connection's descriptor is worth less.  Any thread may call this: the
+ * compare-and-swap in evict_oldest() makes the slot its own, as the turn
+ * holder's does.  Returns 1 when one was closed.
+ */
+int
+server_shed_idle(void)
+{
+	return evict_oldest();
 }
 
 /*
@@ -638,8 +651,8 @@ conn_accept(void)
 	/* at MAX_CONNECTIONS: the room conn_room saw is made now */
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) >= CONFIG_MAX_CONNECTIONS &&
 	    !evict_oldest()) {
-		peer_del(key);
-		close(fd);	/* cannot happen: only we take parked slots */
+		peer_del(key);	/* every parked one was taken meanwhile */
+		close(fd);
 		return NULL;
 	}
 	i = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE);

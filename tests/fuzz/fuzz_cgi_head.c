@@ -1,0 +1,191 @@
+/*
+ * fuzz_cgi_head.c - cgi_parse_head(), a CGI program's header block.
+ *
+ * Input: 2 bytes that size the output buffer for the fields passed on
+ * (0 to CGI_HEAD_MAX + 512, what cgi_headers() gives it), then the block:
+ * an exactly sized heap copy with one byte more for the NUL the parser
+ * writes at head[end].  The output buffer is followed by a guard of known
+ * bytes, inside the same allocation, so a write past b_end shows even
+ * where ASan cannot see it.
+ *
+ * Invariants: the result is 0 or -1; the buffer never ran past its end,
+ * and the guard is untouched; on success, ch_status is 0 or 100-599,
+ * ch_clen >= -1, ch_location (if any) is a non-empty string inside the
+ * block without controls, and the fields passed on are whole lines
+ * "Name: value\r\n", the name made of letters, digits, '-' and '_', the
+ * value without controls: nothing a program says can split our response.
+ */
+#include "../../src/cgi.c"
+#include "../../src/util.c"
+
+#include "fuzz.h"
+
+/* --- stubs: what cgi.c references beyond cgi_parse_head --------------------- */
+struct settings settings;
+__thread int server_turn;
+
+int
+server_yield_turn(void)
+{
+	UNREACHED();
+}
+
+void
+log_msg(const char *level, const char *fmt, ...)
+{
+	(void)level; (void)fmt;
+	UNREACHED();
+}
+
+ssize_t
+body_read(struct conn *c, struct body *b, char *p, size_t n)
+{
+	(void)c; (void)b; (void)p; (void)n;
+	UNREACHED();
+}
+
+int
+body_pending(const struct body *b)
+{
+	(void)b;
+	UNREACHED();
+}
+
+int
+conn_write(struct conn *c, const void *p, size_t n)
+{
+	(void)c; (void)p; (void)n;
+	UNREACHED();
+}
+
+int
+conn_writev(struct conn *c, struct iovec *v, int n)
+{
+	(void)c; (void)v; (void)n;
+	UNREACHED();
+}
+
+int
+file_path(struct conn *c, struct request *r, char **p, ssize_t *n, int f)
+{
+	(void)c; (void)r; (void)p; (void)n; (void)f;
+	UNREACHED();
+}
+
+int
+file_serve(struct conn *c, struct request *r, struct reply *rp)
+{
+	(void)c; (void)r; (void)rp;
+	UNREACHED();
+}
+
+int
+response_error(struct conn *c, struct request *r, struct reply *rp, int s)
+{
+	(void)c; (void)r; (void)rp; (void)s;
+	UNREACHED();
+}
+
+int
+response_error_hdr(struct conn *c, struct request *r, struct reply *rp,
+    int s, const char *h)
+{
+	(void)c; (void)r; (void)rp; (void)s; (void)h;
+	UNREACHED();
+}
+
+void
+response_head(struct buf *b, int s, int minor, struct conn *c)
+{
+	(void)b; (void)s; (void)minor; (void)c;
+	UNREACHED();
+}
+
+/* --- the harness ------------------------------------------------------------- */
+enum { GUARD = 64, GUARD_BYTE = 0xa5, FIELDS_MAX = CGI_HEAD_MAX + 512 };
+
+static int
+name_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	    (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+static int
+value_char(char c)
+{
+	return ((unsigned char)c >= ' ' || c == '\t') && c != 0x7f;
+}
+
+/* The fields passed on: "Name: value\r\n" lines, nothing else. */
+static void
+check_fields(const char *p, size_t n)
+{
+	size_t i = 0, k;
+
+	while (i < n) {
+		for (k = i; k < n && name_char(p[k]); k++)
+			;
+		CHECK(k > i);
+		CHECK(n - k >= 2 && p[k] == ':' && p[k + 1] == ' ');
+		for (k += 2; k < n && value_char(p[k]); k++)
+			;
+		CHECK(n - k >= 2 && p[k] == '\r' && p[k + 1] == '\n');
+		i = k + 2;
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cursor c;
+	struct cgi_head h;
+	const uint8_t *p;
+	char *head, *mem, *e;
+	size_t fsz, end, i;
+	int rc;
+
+	cur_init(&c, data, size);
+	fsz = (size_t)cur_le(&c, 2) % (FIELDS_MAX + 1);
+	end = cur_bytes(&c, size, &p);
+
+	head = fuzz_dup(p, end, 1);	/* head[end] is written */
+	mem = malloc(fsz + GUARD);
+	if (mem == NULL)
+		abort();
+	memset(mem, GUARD_BYTE, fsz + GUARD);
+	buf_init(&h.ch_fields, mem, fsz);
+	h.ch_status = -7;
+	h.ch_clen = -7;
+
+	rc = cgi_parse_head(head, end, &h);
+	CHECK(rc == 0 || rc == -1);
+
+	/* the bounded buffer stayed in bounds */
+	CHECK(h.ch_fields.b_start == mem && h.ch_fields.b_end == mem + fsz);
+	CHECK(h.ch_fields.b_p >= mem && h.ch_fields.b_p <= h.ch_fields.b_end);
+	for (i = 0; i < GUARD; i++)
+		CHECK((unsigned char)mem[fsz + i] == GUARD_BYTE);
+	/* nothing written after what it holds */
+	for (i = buf_len(&h.ch_fields); i < fsz; i++)
+		CHECK((unsigned char)mem[i] == GUARD_BYTE);
+
+	if (rc == 0) {
+		CHECK(!h.ch_fields.b_over);
+		CHECK(h.ch_status == 0 ||
+		    (h.ch_status >= 100 && h.ch_status <= 599));
+		CHECK(h.ch_clen >= -1);
+		if (h.ch_location != NULL) {
+			CHECK(h.ch_location > head &&
+			    h.ch_location < head + end);
+			CHECK(*h.ch_location != '\0');
+			for (e = h.ch_location; *e != '\0'; e++)
+				CHECK(value_char(*e));
+			CHECK(e <= head + end);
+		}
+		check_fields(mem, buf_len(&h.ch_fields));
+	}
+	free(head);
+	free(mem);
+	return 0;
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/perl
+# Attack: hogging the connection slots (MAX_CONNECTIONS=32).  Throughout,
+# a normal client from another loopback address GETs a small file on a
+# fresh connection every ~150 ms and must be answered within 1 s (x3
+# under a RUN_WRAPPER).
+#   per-ip	the default MAX_CONNECTIONS_PER_IP (32/4 = 8): eight
+#		keep-alive connections from one address are served, the
+#		ninth gets a 503 and is closed, and the refusal is logged
+#		at warn level; one of the eight closes, and a new one fits
+#   (a)		32 connections that send nothing, from 127.0.0.2 (8 are
+#		held, 24 refused with 503), and then from four addresses
+#		(8 each: every slot), reconnecting when dropped: the oldest
+#		silent one is closed to make room for the normal client
+#   (b)		32 partial heads ("GET / HTTP/1.1\r\nHost: x\r\n", then
+#		silence) from 127.0.0.2: 8 held, 24 refused.  From four
+#		addresses they take every slot, and a connection that is in
+#		the middle of a head is never evicted: the normal client
+#		waits for REQUEST_TIMEOUT.  That is a known limit (TODO).
+#   (c)		MAX_CONNECTIONS_PER_IP=0: 32 idle keep-alive connections
+#		from one address; a newcomer is served at once, and the
+#		connections closed to make room are the oldest ones
+# Old servers without the MAX_CONNECTIONS_PER_IP key are run without it
+# (and fail the asserts that need it).
+
+use strict;
+use warnings;
+
+use IO::Select;
+use Time::HiRes qw(time sleep);
+use Test::More;
+use MrhttpdTest;
+use MrhttpdAttack;
+
+my $PER_IP_KEY = conf_knows('MAX_CONNECTIONS_PER_IP');
+my $HOLD = 3;		# seconds each attack is held while probing
+my $bound = latency_bound();
+
+my $t = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 32,
+	KEEPALIVE_TIMEOUT => 30, REQUEST_TIMEOUT => 10 });
+$t->write_file('probe.txt', "probe\n");
+$t->run();
+sleep 0.2;
+my $port = $t->port;
+
+sub get_on {
+	my ($s, %o) = @_;
+	http_send($s, "GET /probe.txt HTTP/1.1\r\nHost: x\r\n\r\n") or return undef;
+	return read_response($s, timeout => $o{timeout} // 5);
+}
+
+# Is the server done with $s (EOF or reset), waiting at most $secs?
+sub is_closed {
+	my ($s, $secs) = @_;
+	return 1 if ${*$s}{mrhttpd_eof};
+	return 0 unless IO::Select->new($s)->can_read($secs);
+	my $n = sysread($s, my $buf, 4096);
+	${*$s}{mrhttpd_buf} .= $buf if $n;
+	return !$n;
+}
+
+# --- per-ip: the ninth connection from one address ---------------------------
+{
+	my $p = probe_start(port => $port, addr => '127.0.0.1');
+	my @c;
+	for (1 .. 8) {
+		my $s = connect_from('127.0.0.3', '127.0.0.1', $port);
+		my $r = $s && get_on($s);
+		push @c, $s if $r && $r->{status} == 200;
+	}
+	is(scalar @c, 8, 'per-ip: 8 keep-alive connections from 127.0.0.3 served');
+	my $ninth = connect_from('127.0.0.3', '127.0.0.1', $port);
+	my $r = get_on($ninth, timeout => 2 * $bound);
+	is($r && $r->{status}, 503, 'per-ip: the 9th from 127.0.0.3 gets a 503');
+	like($r ? $r->{raw_head} : '', qr/\r\nRetry-After: \d+\r\n/i, '... with Retry-After');
+	ok(is_closed($ninth, 2), '... and is closed');
+	my $log = '';
+	for (1 .. 20) {
+		last if ($log = $t->log) =~ /MAX_CONNECTIONS_PER_IP/;
+		sleep 0.1;
+	}
+	like($log, qr/^\S+ \[warn\] 127\.0\.0\.3: MAX_CONNECTIONS_PER_IP \(8\) reached, refused$/m,
+		'per-ip: the refusal is logged at warn level');
+	$r = get_on($c[0]);
+	is($r && $r->{status}, 200, 'per-ip: the 8 are still served');
+	close(pop @c);
+	sleep 0.2;
+	my $again = connect_from('127.0.0.3', '127.0.0.1', $port);
+	$r = get_on($again);
+	is($r && $r->{status}, 200, 'per-ip: one of the 8 closed: a new one fits');
+	probe_check(probe_stop($p), 'slots-per-ip');
+	close $_ for @c, $again, $ninth;
+	sleep 0.2;
+}
+
+# --- (a) and (b): silent connections and partial heads -------------------------
+# attack(NAME, ADDRS, BYTES, RECONNECT): holds 32 connections while
+# probing from 127.0.0.1; returns the holder's counts.
+sub attack {
+	my ($name, $addrs, $send, $reconnect) = @_;
+	my $h = hold_start(port => $port, addrs => $addrs, n => 32,
+		send => $send, reconnect => $reconnect, rate => 500,
+		max => $HOLD + 10);
+	ok(hold_ready($h, 10), "$name: 32 connections opened");
+	sleep 0.2;	# in place before the first probe
+	my $p = probe_start(port => $port, addr => '127.0.0.1');
+	sleep $HOLD;
+	my $res = probe_stop($p);
+	my $st = hold_stop($h);
+	note("$name: attacker: " . hold_summary($st));
+	sleep 0.3;	# the server sees them go
+	return ($res, $st);
+}
+
+my $PARTIAL = "GET / HTTP/1.1\r\nHost: x\r\n";
+my @FOUR = map { "127.0.0.$_" } 2 .. 5;
+
+{
+	my ($res, $st) = attack('slots-silent-one-addr', ['127.0.0.2'], '', 0);
+	probe_check($res, 'slots-silent-one-addr');
+	is($st->{status}{503} // 0, 24, 'silent, one address: 24 refused with 503');
+	is($st->{open} // 0, 8, '... 8 held open');
+}
+{
+	my ($res, $st) = attack('slots-silent-4-addrs', \@FOUR, '', 1);
+	probe_check($res, 'slots-silent-4-addrs');
+	cmp_ok($st->{closed} // 0, '>=', 1,
+		'silent, four addresses: silent ones were closed to make room');
+	is(scalar(keys %{ $st->{status} }), 0, '... without a response');
+}
+{
+	my ($res, $st) = attack('slots-partial-one-addr', ['127.0.0.2'], $PARTIAL, 0);
+	probe_check($res, 'slots-partial-one-addr');
+	is($st->{status}{503} // 0, 24, 'partial heads, one address: 24 refused with 503');
+	is($st->{open} // 0, 8, '... 8 held open');
+}
+{
+	my ($res, $st) = attack('slots-partial-4-addrs', \@FOUR, $PARTIAL, 0);
+	my $b = Test::More->builder;
+	$b->todo_start('32 partial heads from 4 addresses fill MAX_CONNECTIONS; '
+		. 'a connection mid-head is never evicted, so newcomers wait '
+		. 'for REQUEST_TIMEOUT');
+	probe_check($res, 'slots-partial-4-addrs');
+	$b->todo_end;
+}
+ok($t->alive, 'the server is still running after (a) and (b)');
+{
+	my ($r) = parse_responses(http_get('/probe.txt'));
+	is($r && $r->{status}, 200, 'and serves a GET');
+}
+
+# --- (c): the oldest idle connection makes room --------------------------------
+{
+	my $e = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 32,
+		KEEPALIVE_TIMEOUT => 30, REQUEST_TIMEOUT => 10,
+		$PER_IP_KEY ? (MAX_CONNECTIONS_PER_IP => 0) : () });
+	$e->write_file('probe.txt', "probe\n");
+	$e->run();
+	sleep 0.2;
+	my $ep = $e->port;
+	my $p = probe_start(port => $ep, addr => '127.0.0.1');
+	my @c;
+	for (1 .. 32) {
+		my $s = connect_from('127.0.0.2', '127.0.0.1', $ep);
+		my $r = $s && get_on($s);
+		last unless $r && $r->{status} == 200;
+		push @c, $s;
+		sleep 0.005;	# parked in this order, a few ms apart
+	}
+	is(scalar @c, 32, 'evict: 32 idle keep-alive connections from 127.0.0.2');
+
+	# closed: which of them the server closed, oldest first in @c
+	my $states = sub {
+		my $first = shift;
+		return map { is_closed($c[$_], $_ == $first ? 2 : 0) ? 1 : 0 } 0 .. $#c;
+	};
+	my $prefix = sub {	# closed ones form a prefix of @c
+		my @cl = @_;
+		my $n = grep { $_ } @cl;
+		return !grep { $cl[$_] } $n .. $#cl;
+	};
+	my @new;	# the newcomers stay, idle: each takes a slot for good
+	for my $k (1, 2) {
+		my $t0 = time;
+		my $s = connect_from('127.0.0.3', '127.0.0.1', $ep);
+		my $r = $s && get_on($s, timeout => 3 * $bound);
+		my $el = time - $t0;
+		is($r && $r->{status}, 200, "evict: newcomer $k served");
+		cmp_ok($el, '<', $bound, "... within $bound s");
+		push @new, $s if $s;
+		my @cl = $states->($k - 1);
+		my $n = grep { $_ } @cl;
+		ok($cl[$k - 1], "evict: connection " . ($k - 1)
+			. " (the oldest left) was closed to make room");
+		ok($prefix->(@cl), '... the closed ones are the oldest')
+			or diag('closed: ' . join('', @cl));
+		cmp_ok($n, '<=', $k + 5, '... and only as many as needed')
+			or diag("$n closed");
+		is(${*{ $c[$k - 1] }}{mrhttpd_buf} // '', '',
+			'... quietly (no response on it)');
+	}
+	probe_check(probe_stop($p), 'slots-evict');
+	close $_ for @c, @new;
+	ok($e->alive, 'evict: the server is still running');
+}
+
+$t->done_testing();
