@@ -145,7 +145,7 @@ PROVE = prove -I tests/lib
 CROSS_TARGETS = mipsel-linux-gnu mips-linux-gnu
 OTHER_TOOLCHAIN = $(CROSS_COMPILE)$(RUN_WRAPPER)$(filter -static,$(LDFLAGS))$(filter-out gcc cc clang,$(notdir $(CC)))
 ifeq ($(OTHER_TOOLCHAIN),)
-CHECK_STEPS = check-native check-sanitize matrix check-cross
+CHECK_STEPS = check-native check-sanitize check-fuzz matrix check-cross
 else
 CHECK_STEPS = check-native
 endif
