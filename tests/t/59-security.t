@@ -130,6 +130,29 @@ $t->run();
 	$t->stop();
 }
 
+# A3: PRAGMA and AUTH_REALM end up in heads: configure bounds them, and at
+# their longest the 401 that carries both is whole.
+{
+	my ($pragma, $realm) = ('p' x 200, 'r' x 128);
+	for my $bad (["PRAGMA=" . ('p' x 201), 'PRAGMA'],
+	    ["AUTH_REALM=" . ('r' x 129), 'AUTH_REALM']) {
+		my $conf = $t->testdir . '/long.conf';
+		spew($conf, "PUBLIC_DIR=/srv\nAUTH_HEADER='$SECRET'\n$bad->[0]\n");
+		my ($rc, $out) = run_cmd('sh', "$MrhttpdTest::ROOT/configure", '-o',
+			$t->testdir . '/long', $conf);
+		isnt($rc, 0, "A3: configure refuses a $bad->[1] one character too long");
+		like($out, qr/^configure: \Q$bad->[1]\E: longer than/m, '... naming the key');
+	}
+	my $l = MrhttpdTest->new(conf => { PRAGMA => $pragma, AUTH_REALM => $realm,
+		AUTH_HEADER => $SECRET });
+	$l->run();
+	my ($r) = parse_responses(http_get('/'));
+	is($r && $r->{status}, 401, 'A3: the longest PRAGMA and AUTH_REALM: 401');
+	is($r && $r->{headers}{'www-authenticate'}, "Basic realm=\"$realm\"", '... realm whole');
+	is($r && $r->{headers}{pragma}, $pragma, '... Pragma whole');
+	$l->stop();
+}
+
 # --- B: authorization by what the request does --------------------------------
 my $au = MrhttpdTest->new(conf => { %cgi, AUTH_HEADER => $SECRET, AUTH_METHODS => 15 });
 $au->run();
