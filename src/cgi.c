@@ -70,7 +70,7 @@ struct env {
 static void
 env_add(struct env *e, const char *name, const char *val, size_t n)
 {
-	if (e->e_n >= ENV_MAX) {
+	if (e->e_full || e->e_n >= ENV_MAX) {
 		e->e_full = 1;
 		return;
 	}
@@ -321,7 +321,6 @@ cgi_spawn(struct cgi *g, const char *script, char *const envp[],
 	char *argv[2];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	sigset_t none, def;
 	int in[2], out[2], err[2] = { -1, -1 }, rc, e;
 
 	snprintf(path, sizeof(path), "%s/%s", CONFIG_CGI_DIR, script);
@@ -349,20 +348,8 @@ cgi_spawn(struct cgi *g, const char *script, char *const envp[],
 	posix_spawn_file_actions_adddup2(&fa, ENABLE_LOG ? err[1] :
 	    settings.set_devnull, STDERR_FILENO);
 	posix_spawn_file_actions_addchdir_np(&fa, dir);
-	posix_spawnattr_init(&at);
-	/* its own process group, so a time-out ends what it started too;
-	 * our blocked signals and ignored SIGPIPE are not its business */
-	sigemptyset(&none);
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGHUP);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
-	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/* its own process group, so a time-out ends what it started too */
+	spawn_attr_init(&at, 1);
 	rc = posix_spawn(&g->g_pid, path, &fa, &at, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -730,8 +717,7 @@ cgi_locate(char *script, char **infop)
 	return 0;
 }
 
-/* Is the decoded, normalised path CGI_PATH or below it? */
-static int
+int
 cgi_below(const char *path, ssize_t len)
 {
 	size_t plen = sizeof(CONFIG_CGI_PATH) - 1;
@@ -850,17 +836,21 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 			if ((n = body_read(c, b, in, sizeof(in))) > 0) {
 				inlen = (size_t)n;
 				inoff = 0;
-			} else if (n < -1) {
-				/* 400, 413: the program must not take a cut
-				 * body for a whole one */
+			} else if (n < 0) {
+				/* 400, 413, or the client gone or stalled before
+				 * the body's end: the program must not take a
+				 * cut body for a whole one (a chunked one has
+				 * no CONTENT_LENGTH to tell it) */
 				cgi_kill(&g);
 				g.g_pid = 0;
 				c->c_close = 1;
-				status = g.g_sent ? -1 : (int)-n;
+				status = g.g_sent ? -1 : n < -1 ? (int)-n :
+				    now_ms() >= deadline ? 504 : 408;
+				if (status == 504)
+					log_warn("cgi %s: timed out after %d s",
+					    g.g_script, CONFIG_CGI_TIMEOUT);
 				break;
 			} else {
-				if (n < 0)
-					c->c_close = 1;
 				body_done = 1;
 				close(g.g_in);
 				g.g_in = -1;
@@ -963,11 +953,22 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		/* serve the local Location as a GET (or HEAD) of our own; a
 		 * program's path goes back to the client (302), so that a
 		 * program's source is never served as a file */
-		char *q = strchr(g.g_redirect, '?');
-		size_t k = sizeof(CONFIG_CGI_PATH) - 1;
+		char *q = strchr(g.g_redirect, '?'), *rpath;
+		ssize_t rlen;
 
-		if (strncmp(g.g_redirect, CONFIG_PATH_PREFIX CONFIG_CGI_PATH,
-		    sizeof(CONFIG_PATH_PREFIX) - 1 + k) == 0) {
+		if (r->req_method != M_HEAD)
+			r->req_method = M_GET;
+		r->req_target = g.g_redirect;
+		r->req_target_len = strlen(g.g_redirect);
+		r->req_path_len = q != NULL ? (size_t)(q - g.g_redirect) :
+		    r->req_target_len;
+		r->req_query = q != NULL ? q + 1 : NULL;
+		r->req_query_len = q != NULL ? strlen(q + 1) : 0;
+		r->req_range = r->req_if_range = NULL;
+		/* decided on the decoded, normalised path, as route.c does:
+		 * "/./cgi-bin/x" names a program too */
+		if (file_path(c, r, &rpath, &rlen, 0) == 0 &&
+		    cgi_below(rpath, rlen)) {
 			char head[HEAD_ROOM + CGI_HEAD_MAX];
 			struct buf hb;
 
@@ -981,15 +982,6 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 			    conn_write(c, head, buf_len(&hb));
 			goto out;
 		}
-		if (r->req_method != M_HEAD)
-			r->req_method = M_GET;
-		r->req_target = g.g_redirect;
-		r->req_target_len = strlen(g.g_redirect);
-		r->req_path_len = q != NULL ? (size_t)(q - g.g_redirect) :
-		    r->req_target_len;
-		r->req_query = q != NULL ? q + 1 : NULL;
-		r->req_query_len = q != NULL ? strlen(q + 1) : 0;
-		r->req_range = r->req_if_range = NULL;
 		rc = file_serve(c, r, rp);
 	} else if (g.g_sent) {
 		if (g.g_clen > 0 && g.g_left > 0)

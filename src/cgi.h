@@ -16,6 +16,8 @@ int	 cgi_parse_head(char *, size_t, struct cgi_head *);
 #if ENABLE_CGI
 /* Is the request's path below CGI_PATH (so any method runs a program)? */
 int	 cgi_match(struct conn *, struct request *);
+/* Is a decoded, normalised path CGI_PATH or below it? */
+int	 cgi_below(const char *, ssize_t);
 /*
  * Runs the program a request below CGI_PATH names, any method.  Returns 0
  * when the connection may go on and -1 when it must close.
@@ -26,6 +28,12 @@ static inline int
 cgi_match(struct conn *c, struct request *r)
 {
 	(void)c; (void)r;
+	return 0;
+}
+static inline int
+cgi_below(const char *path, ssize_t len)
+{
+	(void)path; (void)len;
 	return 0;
 }
 static inline int

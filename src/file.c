@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mrhttpd.h"
+#include "cgi.h"
 #include "dirlist.h"
 
 /*
@@ -122,6 +123,32 @@ ext_read(int fd, char *out, size_t outsz)
 }
 
 /*
+ * Waits for the program to end, within EXT_TIMEOUT_MS; kills it at once
+ * with now set, or when it has not ended by then.  Returns 0 when it
+ * ended by itself.
+ */
+static int
+ext_reap(pid_t pid, int now, int *status)
+{
+	const struct timespec tick = { .tv_nsec = 5 * 1000000 };
+	long long deadline = now_ms() + EXT_TIMEOUT_MS;
+	pid_t r;
+
+	while (!now && (r = waitpid(pid, status, WNOHANG)) != pid) {
+		if ((r == -1 && errno != EINTR) || now_ms() >= deadline)
+			now = 1;
+		else
+			nanosleep(&tick, NULL);
+	}
+	if (!now)
+		return 0;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) == -1 && errno == EINTR)
+		;
+	return -1;
+}
+
+/*
  * Asks EXT_FILE_CMD for the type of a file the suffix table does not know.
  * Bounded: at most EXT_MAX run at once (more get no answer), each for at
  * most EXT_TIMEOUT_MS, and the answer is cached with the open file (see
@@ -136,6 +163,7 @@ ext_file_type(const char *rel, char *out, size_t outsz)
 	    (char *)"--mime-type", full, NULL };
 	char *envp[] = { NULL };
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
 	int pfd[2], status = -1, ok = -1;
 	ssize_t n;
 	size_t i;
@@ -155,18 +183,16 @@ ext_file_type(const char *rel, char *out, size_t outsz)
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
-	if (posix_spawn(&pid, CONFIG_EXT_FILE_CMD, &fa, NULL, argv, envp) != 0)
+	spawn_attr_init(&at, 0);
+	if (posix_spawn(&pid, CONFIG_EXT_FILE_CMD, &fa, &at, argv, envp) != 0)
 		pid = -1;
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
 	close(pfd[1]);
 	n = pid == -1 ? -1 : ext_read(pfd[0], out, outsz);
 	close(pfd[0]);
-	if (pid != -1) {
-		if (n < 0)
-			kill(pid, SIGKILL);	/* too slow: no answer */
-		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-			;
-	}
+	if (pid != -1 && ext_reap(pid, n < 0, &status) != 0)
+		n = -1;			/* answered, but would not end */
 	__atomic_sub_fetch(&ext_running, 1, __ATOMIC_ACQ_REL);
 	if (n < 0)
 		return -1;
@@ -205,8 +231,9 @@ redirect_dir(struct conn *c, struct request *r, struct reply *rp,
 	buf_lit(&b, "Location: " CONFIG_PATH_PREFIX);
 	buf_url(&b, path, len, 1);
 	buf_char(&b, '/');
-	if (r->req_query != NULL) {
-		/* as sent: visible ASCII and obs-text only (request.c) */
+	if (r->req_query != NULL && !r->req_qhack) {
+		/* as sent: visible ASCII and obs-text only (request.c); under
+		 * QUERY_HACK it is part of the path, encoded above */
 		buf_char(&b, '?');
 		buf_add(&b, r->req_query, r->req_query_len);
 	}
@@ -623,7 +650,9 @@ open_beneath(int dirfd, const char *rel, int flags)
 		return openat(dirfd, rel, flags);
 	if (SYS_openat2 != -1 && !__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
 		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
-		if (fd != -1 || errno != ENOSYS)
+		/* ENOSYS: an old kernel; EPERM: a seccomp filter that does
+		 * not know the call */
+		if (fd != -1 || (errno != ENOSYS && errno != EPERM))
 			return (int)fd;
 		__atomic_store_n(&no_openat2, 1, __ATOMIC_RELAXED);
 	}
@@ -810,6 +839,7 @@ file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp,
 		return -414;
 	if ((len = url_decode(src, srclen, path, PATH_MAX_LEN)) < 0)
 		return -400;
+	r->req_qhack = 0;
 	/* QUERY_HACK: "?query" is part of the file name below its prefix;
 	 * decoded on its own, as the target and the query need not be
 	 * next to each other (an absolute-form target without a path) */
@@ -823,6 +853,7 @@ file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp,
 		    path + len + 1, PATH_MAX_LEN - (size_t)len - 1)) < 0)
 			return -400;
 		len += 1 + q;
+		r->req_qhack = 1;
 	}
 	if ((len = path_normalize(path)) < 0)
 		return -400;
@@ -850,8 +881,11 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 
 	if ((rc = file_path(c, r, &path, &len, 1)) != 0)
 		return response_error(c, r, rp, -rc);
-	/* an upload in progress is nobody's business */
-	if (ENABLE_PUT && strstr(path, "/" UPLOAD_PREFIX) != NULL)
+	/* an upload in progress is nobody's business; nor is a program's
+	 * source, whatever way leads here (a QUERY_HACK query, a program's
+	 * internal redirect): what is below CGI_PATH runs, it is never read */
+	if ((ENABLE_PUT && strstr(path, "/" UPLOAD_PREFIX) != NULL) ||
+	    cgi_below(path, len))
 		return response_error(c, r, rp, 404);
 
 	(void)http_date_now(&now);

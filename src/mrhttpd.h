@@ -5,6 +5,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <netinet/in.h>
+#include <spawn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -115,6 +116,7 @@ struct request {
 	 * passed: the user name ("" when the scheme has none) and scheme */
 	const char	*req_user;
 	const char	*req_auth_type;
+	int		 req_qhack;	/* file_path put the query in the path */
 	const char	*req_expect;
 	const char	*req_accept_encoding;
 	int		 req_nhdrs;
@@ -237,6 +239,12 @@ ssize_t	 base64_decode(const char *, char *, size_t);
 int	 ct_equal(const char *, size_t, const char *, size_t);
 size_t	 concat(char *, size_t, ...) __attribute__((sentinel));
 long long now_ms(void);
+/*
+ * Spawn attributes for a program of ours (CGI, EXT_FILE_CMD): our blocked
+ * signals and ignored SIGPIPE are not its business; with group set, its
+ * own process group, so that a time-out ends what it started too.
+ */
+void	 spawn_attr_init(posix_spawnattr_t *, int);
 void	 addr_fmt(const struct sockaddr_storage *, char *, size_t);
 
 /* mime.c: type for the file name's suffix, or NULL when unknown. */

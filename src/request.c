@@ -157,13 +157,21 @@ te_check(const char *v)
 		for (k = 0; v[k] != '\0' && v[k] != ',' && v[k] != ' ' &&
 		    v[k] != '\t' && v[k] != ';'; k++)
 			;
+		if (k == 0)
+			return -400;
 		last_chunked = k == 7 && strncasecmp(v, "chunked", 7) == 0;
 		if (last_chunked)
 			chunked++;
 		else
 			other = 1;
-		while (*v != '\0' && *v != ',')	/* parameters */
+		v += k;
+		while (*v == ' ' || *v == '\t')
 			v++;
+		if (*v == ';') {	/* parameters: skipped, up to the comma */
+			while (*v != '\0' && *v != ',')
+				v++;
+		} else if (*v != ',' && *v != '\0')
+			return -400;	/* "chunked xyz": no list at all */
 	}
 	if (chunked == 0 && !other)
 		return -400;		/* an empty list */

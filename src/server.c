@@ -85,8 +85,9 @@ struct slot {
 };
 /*
  * One slot per connection.  Only the turn holder claims slots (it is the
- * only one that accepts) and takes parked ones; the thread serving a
- * connection parks or frees its slot.  s_state changes with atomic
+ * only one that accepts) and serves parked ones; any thread may evict a
+ * parked one (server_shed_idle), taking it with the same compare-and-swap;
+ * the thread serving a connection parks or frees its slot.  s_state changes with atomic
  * stores and compare-and-swap: no lock.  Free slots are reused last in,
  * first out, so the table's memory in use follows the most connections
  * ever open at once, not how many came and went.
@@ -102,6 +103,10 @@ static int ev_n, ev_i;
 static long long next_sweep, accept_paused;
 static int pausing;		/* accept_paused is set; atomic, for all */
 static int cache_used, stop_quiet;
+static int spare_fd = -1;	/* given up for a client when out of them */
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
+#define PER_IP_STR	STR(CONFIG_MAX_CONNECTIONS_PER_IP)
 
 /*
  * The listener is out of the epoll set while MAX_CONNECTIONS are open and
@@ -296,6 +301,8 @@ conn_serve(struct conn *c)
 	int rc, served = 0;
 
 	for (;;) {
+		rp.rp_status = 0;	/* a handler that fails early logs 0 */
+		rp.rp_bytes = 0;
 		if ((rc = read_head(c, &req)) == HEAD_IDLE)
 			return 1;
 		if (rc == 0) {
@@ -577,9 +584,10 @@ conn_room(void)
 	return 0;
 }
 
-/* Refuses a client whose address has MAX_CONNECTIONS_PER_IP open. */
+/* Refuses a client, mostly one whose address has MAX_CONNECTIONS_PER_IP
+ * open: a 503, sent without waiting, and the connection closed. */
 static void
-conn_refuse(int fd, const struct sockaddr_storage *peer)
+conn_refuse(int fd, const struct sockaddr_storage *peer, const char *why)
 {
 	static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
 	    "Retry-After: 10\r\nContent-Length: 0\r\n"
@@ -588,25 +596,82 @@ conn_refuse(int fd, const struct sockaddr_storage *peer)
 	time_t now = time(NULL);
 	char addr[48];
 
+	(void)why;	/* for the log, when there is one */
 	(void)!send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 	close(fd);
 	if (ENABLE_LOG && now != warned) {	/* once a second at most */
 		addr_fmt(peer, addr, sizeof(addr));
-		log_warn("%s: MAX_CONNECTIONS_PER_IP (%d) reached, refused",
-		    addr, CONFIG_MAX_CONNECTIONS_PER_IP);
+		log_warn("%s: %s, refused", addr, why);
 		warned = now;
 	}
+}
+
+/*
+ * Out of descriptors: stops accepting for a moment (the clients stay
+ * queued) instead of spinning.
+ */
+static void
+accept_pause(void)
+{
+	static time_t warned;
+	time_t now = time(NULL);
+
+	if (now != warned)
+		log_warn("accept: %s", strerror(errno));
+	warned = now;
+	accept_paused = now_ms() + 50;
+	__atomic_store_n(&pausing, 1, __ATOMIC_RELAXED);
+	listener_update();
+}
+
+/*
+ * Takes the next client off the listen queue and counts it for its
+ * address.  Out of descriptors, the spare one is given up for it: so the
+ * per-address check comes first, and only a client that passes it costs
+ * an idle connection its descriptor (evicted to get the spare back).
+ * Returns the socket, or -1 (nobody, refused, or no descriptor at all).
+ */
+static int
+accept_client(struct sockaddr_storage *peer, unsigned char *key)
+{
+	socklen_t len = sizeof(*peer);
+	int fd, spent = 0;
+
+	fd = accept4(listen_fd, (struct sockaddr *)peer, &len,
+	    SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
+	    spare_fd != -1) {
+		close(spare_fd);
+		spare_fd = -1;
+		spent = 1;
+		len = sizeof(*peer);
+		fd = accept4(listen_fd, (struct sockaddr *)peer, &len,
+		    SOCK_CLOEXEC | SOCK_NONBLOCK);
+	}
+	if (fd == -1) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		    errno == ENOMEM)
+			accept_pause();
+		else if (stopping())
+			listener_update();
+	} else if (peer_add(peer, key) == -1) {
+		conn_refuse(fd, peer, "MAX_CONNECTIONS_PER_IP (" PER_IP_STR
+		    ") reached");
+		fd = -1;
+	} else if (spent)
+		(void)evict_oldest();	/* an idle one pays for the spare */
+	if (spent)
+		spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);
+	return fd;
 }
 
 /* Accepts a client into a free slot.  Returns the slot, or NULL. */
 static struct slot *
 conn_accept(void)
 {
-	static time_t warned;
 	struct sockaddr_storage peer;
 	unsigned char key[PEER_KEY];
 	struct slot *s;
-	socklen_t len = sizeof(peer);
 	int i, fd;
 
 	if (stopping()) {
@@ -615,44 +680,18 @@ conn_accept(void)
 	}
 	if (!conn_room())
 		return NULL;
-	/* fewer than MAX_CONNECTIONS are open, so a slot is on the free stack
-	 * or was never used; only the turn holder takes one */
-	fd = accept4(listen_fd, (struct sockaddr *)&peer, &len,
-	    SOCK_CLOEXEC | SOCK_NONBLOCK);
-	/* out of descriptors: an idle connection's is worth less than a
-	 * new client's, so make room the way MAX_CONNECTIONS does */
-	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
-	    evict_oldest()) {
-		len = sizeof(peer);
-		fd = accept4(listen_fd, (struct sockaddr *)&peer, &len,
-		    SOCK_CLOEXEC | SOCK_NONBLOCK);
-	}
-	if (fd == -1) {
-		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-		    errno == ENOMEM) {
-			/* out of descriptors: stop accepting for a moment
-			 * (the client stays queued) instead of spinning */
-			time_t now = time(NULL);
-
-			if (now != warned)
-				log_warn("accept: %s", strerror(errno));
-			warned = now;
-			accept_paused = now_ms() + 50;
-			__atomic_store_n(&pausing, 1, __ATOMIC_RELAXED);
-			listener_update();
-		} else if (stopping())
-			listener_update();
+	if (spare_fd == -1)	/* given up last time: take it back */
+		spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);
+	if ((fd = accept_client(&peer, key)) == -1)
 		return NULL;
-	}
-	if (peer_add(&peer, key) == -1) {
-		conn_refuse(fd, &peer);
-		return NULL;
-	}
-	/* at MAX_CONNECTIONS: the room conn_room saw is made now */
+	/* at MAX_CONNECTIONS: the room conn_room saw is made now (unless a
+	 * thread short of descriptors took that parked slot meanwhile,
+	 * which freed one just the same) */
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) >= CONFIG_MAX_CONNECTIONS &&
-	    !evict_oldest()) {
-		peer_del(key);	/* every parked one was taken meanwhile */
-		close(fd);
+	    !evict_oldest() &&
+	    __atomic_load_n(&conns, __ATOMIC_SEQ_CST) >= CONFIG_MAX_CONNECTIONS) {
+		peer_del(key);
+		conn_refuse(fd, &peer, "MAX_CONNECTIONS reached");
 		return NULL;
 	}
 	i = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE);
@@ -668,6 +707,7 @@ conn_accept(void)
 	s->s_conn.c_close = 0;
 	s->s_conn.c_fresh = 1;
 	s->s_conn.c_len = 0;
+	__atomic_store_n(&s->s_conn.c_more, 0, __ATOMIC_RELAXED);
 	s->s_added = 0;
 	memcpy(s->s_peer, key, sizeof(key));
 	if (ENABLE_LOG || ENABLE_CGI) {

@@ -1,5 +1,7 @@
 /* util.c - percent-decoding, path normalisation and number/date formatting. */
 #include <arpa/inet.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -415,6 +417,25 @@ concat(char *dst, size_t dstsz, ...)
 	va_end(ap);
 	dst[n] = '\0';
 	return n;
+}
+
+void
+spawn_attr_init(posix_spawnattr_t *at, int group)
+{
+	sigset_t none, def;
+
+	posix_spawnattr_init(at);
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGHUP);
+	posix_spawnattr_setpgroup(at, 0);
+	posix_spawnattr_setsigmask(at, &none);
+	posix_spawnattr_setsigdefault(at, &def);
+	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK |
+	    POSIX_SPAWN_SETSIGDEF | (group ? POSIX_SPAWN_SETPGROUP : 0));
 }
 
 /* Milliseconds on the monotonic clock: for deadlines, immune to date changes. */

@@ -380,6 +380,51 @@ SKIP: {
 	is(-s "$dir/log/target", 0, '... and wrote nothing through it') or diag($out);
 }
 
+# --- from the review of the fixes ------------------------------------------------
+# A program's source is never read as a file, whatever way leads there;
+# a program never gets a cut body for a whole one; an aborted upload is
+# not logged as a success; QUERY_HACK redirects name the right path.
+script("$bin/redir.sh", "#!/bin/sh\nprintf 'Location: /./cgi-bin/env.sh\\n\\n'\n");
+script("$bin/body.sh", "#!/bin/sh\ncat > $dir/body-got\necho done > $dir/body-finished\n"
+	. "printf 'Content-Type: text/plain\\n\\nok\\n'\n");
+make_path("$dir/cache?sub");
+my $v = MrhttpdTest->new(conf => { %cgi, QUERY_HACK => '/cache', PUT_PATH => '/up',
+	LOG_FILE => "$dir/log/v.log" });
+make_path("$dir/up");
+$v->run({ public => $dir });
+{
+	my ($r) = parse_responses(http("GET /cache?/../cgi-bin/env.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n"));
+	isnt($r && $r->{status}, 200, 'review: a QUERY_HACK query that climbs into CGI_PATH: no source');
+	unlike($r && $r->{body} // '', qr/REQUEST_METHOD/, '... none of it');
+	($r) = parse_responses(http_get('/cgi-bin/redir.sh'));
+	is($r && $r->{status}, 302, 'review: an internal redirect to /./cgi-bin/x: 302, not its source');
+	unlike($r && $r->{body} // '', qr/REQUEST_METHOD/, '... none of it');
+
+	($r) = parse_responses(http("GET /cache?sub HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+	is($r && $r->{headers}{location}, '/cache%3Fsub/', 'review: QUERY_HACK directory redirect');
+
+	unlink "$dir/body-got", "$dir/body-finished";
+	my $s = http_connect();
+	http_send($s, "POST /cgi-bin/body.sh HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+		. "\r\n10\r\nAMOUNT=1");
+	sleep 0.3;
+	shutdown($s, SHUT_WR);
+	http(undef, sock => $s, timeout => 3 * $slow);
+	sleep 0.5;
+	ok(!-e "$dir/body-finished", 'review: a chunked body cut short: the program does not finish')
+		or diag(slurp("$dir/body-got"));
+
+	$s = http_connect();
+	http_send($s, "PUT /up/f HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789");
+	sleep 0.3;
+	close $s;
+	ok(wait_for(sub { $v->log =~ m{"PUT /up/f HTTP/1.1" } }, 3 * $slow), 'review: the aborted PUT is logged');
+	unlike($v->log, qr{"PUT /up/f HTTP/1\.1" 2\d\d }, '... not as a success');
+	ok(!-e "$dir/up/f", '... and wrote nothing');
+}
+$v->stop();
+
 # --- the next bug: hardening flags of the default build --------------------------
 SKIP: {
 	my $re = MrhttpdTest::find_prog('readelf') // (-x '/usr/bin/readelf' ? '/usr/bin/readelf' : undef);

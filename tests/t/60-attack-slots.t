@@ -3,7 +3,7 @@
 # a normal client from another loopback address GETs a small file on a
 # fresh connection every ~150 ms and must be answered within 1 s (x3
 # under a RUN_WRAPPER).
-#   per-ip	the default MAX_CONNECTIONS_PER_IP (32/4 = 8): eight
+#   per-ip	MAX_CONNECTIONS_PER_IP=8 (a quarter of the slots): eight
 #		keep-alive connections from one address are served, the
 #		ninth gets a 503 and is closed, and the refusal is logged
 #		at warn level; one of the eight closes, and a new one fits
@@ -36,6 +36,7 @@ my $HOLD = 3;		# seconds each attack is held while probing
 my $bound = latency_bound();
 
 my $t = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 32,
+	($PER_IP_KEY ? (MAX_CONNECTIONS_PER_IP => 8) : ()),
 	KEEPALIVE_TIMEOUT => 30, REQUEST_TIMEOUT => 10 });
 $t->write_file('probe.txt', "probe\n");
 $t->run();

@@ -252,6 +252,10 @@ static const struct bad bad[] = {
 	    "Transfer-Encoding: gzip\r\n\r\n"), -400 },
 	{ B("Transfer-Encoding empty", "POST / HTTP/1.1\r\n" HOST
 	    "Transfer-Encoding: \r\n\r\n"), -400 },
+	{ B("Transfer-Encoding: chunked xyz", "POST / HTTP/1.1\r\n" HOST
+	    "Transfer-Encoding: chunked xyz\r\n\r\n"), -400 },
+	{ B("Transfer-Encoding: ;p, chunked", "POST / HTTP/1.1\r\n" HOST
+	    "Transfer-Encoding: ;p, chunked\r\n\r\n"), -400 },
 
 	{ B("no SP at all", "GET\r\n\r\n"), -400 },
 	{ B("no SP after method", "GET/ HTTP/1.1\r\n" HOST "\r\n"), -400 },
