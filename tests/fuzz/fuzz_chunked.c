@@ -21,28 +21,6 @@
 
 #include "fuzz.h"
 
-/* body.c's I/O, which body_dechunk never reaches */
-ssize_t
-conn_read(struct conn *c, void *p, size_t n)
-{
-	(void)c; (void)p; (void)n;
-	UNREACHED();
-}
-
-int
-conn_write(struct conn *c, const void *p, size_t n)
-{
-	(void)c; (void)p; (void)n;
-	UNREACHED();
-}
-
-int
-conn_wait_readable(struct conn *c, int ms)
-{
-	(void)c; (void)ms;
-	UNREACHED();
-}
-
 struct run {
 	ssize_t		 err;		/* 0, or the error */
 	size_t		 used;		/* raw bytes consumed */

@@ -135,7 +135,7 @@ failed=0 built=''
 for n in "$@"; do
 	src=tests/fuzz/$n.c
 	# shellcheck disable=SC2086
-	if [ -f "$src" ] && "$CC" $CFLAGS $CPPFLAGS -o "$OUT/$n" "$src" \
+	if [ -f "$src" ] && "$CC" $CFLAGS $CPPFLAGS -o "$OUT/$n" "$src" tests/fuzz/stubs.c \
 	    > "$OUT/$n.build.log" 2>&1; then
 		built="$built $n"
 	else
