@@ -90,8 +90,11 @@ my %idle = status($pid);
 my @conns;
 my $req = "GET /a.txt HTTP/1.1\r\nHost: localhost\r\n\r\n";
 for my $i (1 .. $n) {
+	# from 127.0.0.1 to 127.0.0.16 in turn, 64 each per thousand, so that
+	# MAX_CONNECTIONS_PER_IP (a quarter of the slots) lets them all in
+	my $from = '127.0.0.' . (1 + $i % 16);
 	my $s = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port,
-		Timeout => 5) or die "$0: connection $i: $@\n";
+		LocalHost => $from, Timeout => 5) or die "$0: connection $i: $@\n";
 	syswrite($s, $req) == length $req or die "$0: send $i: $!\n";
 	my $buf = '';
 	while (($buf =~ /\r\n\r\n/g ? length($buf) - pos($buf) : -1) < $bytes) {
