@@ -36,6 +36,9 @@
 #
 # For comparable figures run the server with logging off and give it a
 # CPU of its own, e.g. taskset -c 0 for the server and --pin=1 here.
+# ab is one client address: build mrhttpd with MAX_CONNECTIONS_PER_IP=0
+# (and MAX_CONNECTIONS=30000) for the runs above a quarter of
+# MAX_CONNECTIONS, or they fail with 503s, as they should.
 
 use strict;
 use warnings;
