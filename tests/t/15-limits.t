@@ -82,15 +82,18 @@ SKIP: {
 	my $t2 = MrhttpdTest->new();
 	$t2->write_file('a.txt', "aaa\n");
 	$t2->allow_log(qr/accept|descriptor|EMFILE|Too many open files/i);
-	$t2->run({ nofile => 30 });
+	# qemu-user keeps descriptors of its own inside the guest's limit
+	my $nofile = $ENV{RUN_WRAPPER} ? 64 : 30;
+	$t2->run({ nofile => $nofile });
 	sleep 0.3;
 
 	my @conns;
-	for (1 .. 60) {
+	for (1 .. 2 * $nofile) {
 		my $s = http_connect(may_fail => 1, timeout => 2) or last;
 		push @conns, $s;
 	}
-	is(scalar @conns, 60, '60 connections opened (accepted or in the backlog)');
+	is(scalar @conns, 2 * $nofile, 2 * $nofile
+		. ' connections opened (accepted or in the backlog)');
 	sleep 0.5;
 	my $cpu0 = $t2->cpu_time;
 	sleep 2;
