@@ -150,12 +150,14 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 		unsigned long long rnd, seq = __atomic_add_fetch(&serial, 1,
 		    __ATOMIC_RELAXED);
 		struct buf tb;
+		int i;
 
 		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 			rnd = seq * 0x9e3779b97f4a7c15ULL;
 		buf_init(&tb, tmp, sizeof(tmp) - 1);
 		buf_lit(&tb, UPLOAD_PREFIX);
-		buf_hex(&tb, rnd, 0);
+		for (i = 60; i >= 0; i -= 4)	/* 16 digits, zeros too */
+			buf_hex(&tb, rnd >> i & 15, 0);
 		buf_char(&tb, '-');
 		buf_uint(&tb, seq);
 		buf_cstr(&tb);
