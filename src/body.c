@@ -118,7 +118,10 @@ body_dechunk(struct body *b, char *buf, size_t got, size_t *used)
 		case CH_SIZE:
 			d = hex_digit(ch);
 			if (d >= 0) {
-				if (b->b_left > (0x7fffffffffffffffLL >> 4))
+				/* 16 digits are 64 bits: more, even zeros,
+				 * only keep a thread reading a size line */
+				if (b->b_left > (0x7fffffffffffffffLL >> 4) ||
+				    b->b_digits >= 16)
 					return -400;	/* absurd size */
 				b->b_left = b->b_left * 16 + d;
 				b->b_digits++;

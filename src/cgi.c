@@ -449,7 +449,8 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 				return -1;
 		fields++;
 		if (strcasecmp(line, "Status") == 0) {
-			if (h->ch_status != 0 || v[0] < '1' || v[0] > '5' ||
+			/* 1xx is interim, never a program's final answer */
+			if (h->ch_status != 0 || v[0] < '2' || v[0] > '5' ||
 			    v[1] < '0' || v[1] > '9' || v[2] < '0' ||
 			    v[2] > '9' || (v[3] != '\0' && v[3] != ' '))
 				return -1;

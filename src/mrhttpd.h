@@ -136,7 +136,8 @@ enum method method_lookup(const char *, size_t);
 /*
  * A bounded buffer: every response head, every log line and every other
  * line built in memory goes through one.  Each append checks the room
- * left; what does not fit sets b_over and is dropped, and the caller
+ * left; what does not fit sets b_over and is dropped, with everything
+ * after it, and the caller
  * turns that into an error (a 500 for our own head, a 502 for a CGI
  * program's).  No stdio on the hot path.
  */
@@ -167,10 +168,12 @@ buf_room(const struct buf *b)
 	return (size_t)(b->b_end - b->b_p);
 }
 
+/* Once something did not fit, nothing more goes in: the contents stay a
+ * prefix of everything appended, never a line with a hole in it. */
 static inline void
 buf_add(struct buf *b, const void *s, size_t n)
 {
-	if (n > buf_room(b)) {
+	if (b->b_over || n > buf_room(b)) {
 		b->b_over = 1;
 		return;
 	}

@@ -23,11 +23,8 @@
  * exactly when some append did not fit, and every byte of the block,
  * the one after b_end included, is what the model says.
  *
- * Compiled with -DFUZZ_BUF_STICKY, it also checks that once b_over is
- * set nothing more is added, so that the contents stay a prefix of
- * everything appended.  buf_add does not do that (a smaller append after
- * a failed one still goes in; callers check b_over at the end), so that
- * check is off by default.
+ * It also checks that once b_over is set nothing more is added, so that
+ * the contents stay a prefix of everything appended.
  */
 #include "../../src/util.c"
 
@@ -67,10 +64,8 @@ m_init(struct model *m, size_t size)
 static void
 m_add(struct model *m, const void *p, size_t n)
 {
-#ifdef FUZZ_BUF_STICKY
 	if (m->over)
 		return;
-#endif
 	if (n > m->size - m->len) {
 		m->over = 1;
 		return;

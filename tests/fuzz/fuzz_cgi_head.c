@@ -9,7 +9,7 @@
  * where ASan cannot see it.
  *
  * Invariants: the result is 0 or -1; the buffer never ran past its end,
- * and the guard is untouched; on success, ch_status is 0 or 100-599,
+ * and the guard is untouched; on success, ch_status is 0 or 200-599,
  * ch_clen >= -1, ch_location (if any) is a non-empty string inside the
  * block without controls, and the fields passed on are whole lines
  * "Name: value\r\n", the name made of letters, digits, '-' and '_', the
@@ -92,7 +92,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		CHECK(!h.ch_fields.b_over);
 		CHECK(h.ch_status == 0 ||
-		    (h.ch_status >= 100 && h.ch_status <= 599));
+		    (h.ch_status >= 200 && h.ch_status <= 599));
 		CHECK(h.ch_clen >= -1);
 		if (h.ch_location != NULL) {
 			CHECK(h.ch_location > head &&

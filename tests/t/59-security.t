@@ -56,6 +56,7 @@ cd /proc/$$/fd && for f in *; do
 done
 printf 'end\n'
 EOF
+script("$bin/interim.sh", "#!/bin/sh\nprintf 'Status: 100 Continue\\n\\n'\n");
 script("$bin/hello.sh", "#!/bin/sh\nsleep 0.2\nprintf 'Content-Type: text/plain\\n\\nhello\\n'\n");
 # Ends without a header block, so the server logs a line naming it (E4).
 script("$bin/nohead.sh", "#!/bin/sh\ncat >/dev/null\nexit 0\n");
@@ -82,6 +83,8 @@ $t->run();
 		. "Connection: close\r\n\r\n", timeout => 10 * $slow));
 	is($r && $r->{status}, 502, 'A2: 1,300 header lines that grow past the head: 502');
 	ok($t->alive, '... and the server is up');
+	($r) = parse_responses(http_get('/cgi-bin/interim.sh'));
+	is($r && $r->{status}, 502, 'a program answering "Status: 100": 502, never a 1xx as the reply');
 	($r) = parse_responses(http_get('/cgi-bin/env.sh'));
 	is($r && $r->{status}, 200, '... and still serving');
 }
@@ -257,6 +260,14 @@ $p->run();
 	my @left = grep { !/^\.\.?$/ } readdir $d;
 	is("@left", '', '... and nothing was left behind');
 	ok($p->alive, '... and the server is up');
+
+	# leading zeros are digits too: a size line of 100,000 of them
+	$s = http_connect();
+	http_send($s, "PUT /up/g.bin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+		. ('0' x 100000));
+	$r = read_response($s, timeout => 5 * $slow);
+	is($r && $r->{status}, 400, 'C: a chunk size of 100,000 digits: 400, not read for ever');
+	ok(defined wait_closed($s, 3 * $slow), '... and the connection closed');
 }
 $p->stop();
 

@@ -248,10 +248,10 @@ test_buf_bounds(void)
 	is_int(mem[8], '#', "buf: nothing past b_end");
 	buf_char(&b, 'x');
 	buf_char(&b, 'y');
-	is_mem(mem, buf_len(&b), "abcdefxy", "buf: later appends that fit");
-	buf_char(&b, 'z');
-	is_int((int)buf_len(&b), 8, "buf: full, stays full");
-	is_int(mem[8], '#', "buf: still nothing past b_end");
+	is_mem(mem, buf_len(&b), "abcdef",
+	    "buf: once over, nothing more, though it would fit (a prefix)");
+	is_int(b.b_over, 1, "buf: b_over stays");
+	is_int(mem[6], '#', "buf: nothing written after the overflow");
 
 	buf_init(&b, mem, 8);
 	buf_url(&b, "/a b", 4, 1);
