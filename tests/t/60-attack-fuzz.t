@@ -218,7 +218,11 @@ while ($st{requests} < $N || %live) {
 		$k = $N - $st{requests} if $k > $N - $st{requests};
 		my $batch = join('', map { request() } 1 .. $k);
 		$st{requests} += $k;
-		my $s = connect_from('127.0.0.1', '127.0.0.1', $port, 5);
+		# from 127.0.1.1-64 in turn: the client closes first, and
+		# 100,000 of its sockets in TIME_WAIT would use up the
+		# ephemeral ports of one address
+		my $s = connect_from('127.0.1.' . (1 + $st{conns} % 64), '127.0.0.1',
+			$port, 5);
 		unless ($s) {
 			$st{refused}++;
 			last;
