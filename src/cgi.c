@@ -218,7 +218,7 @@ env_build(struct env *e, struct conn *c, struct request *r,
 	env_str(e, "REMOTE_ADDR", c->c_addr);
 	env_num(e, "REMOTE_PORT", c->c_port);
 	strcpy(addr, "-");
-	if (getsockname(c->c_fd, (struct sockaddr *)&ss, &len) == 0) {
+	if (getsockname(conn_socket(c), (struct sockaddr *)&ss, &len) == 0) {
 		addr_fmt(&ss, addr, sizeof(addr));
 		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	}
@@ -407,7 +407,7 @@ cgi_body(struct cgi *g, const char *p, size_t n)
 		iov[k++].iov_len = 2;
 	}
 	g->g_rp->rp_bytes += (long long)n;
-	return conn_writev(g->g_conn, iov, k);
+	return conn_writev(g->g_conn, iov, k, 0);
 }
 
 /*
@@ -576,7 +576,7 @@ cgi_headers(struct cgi *g, size_t end)
 	iov[1] = (struct iovec){ .iov_base = fields,
 	    .iov_len = buf_len(&h.ch_fields) };
 	iov[2] = (struct iovec){ .iov_base = tail, .iov_len = buf_len(&tb) };
-	return conn_writev(g->g_conn, iov, 3);
+	return conn_writev(g->g_conn, iov, 3, 0);
 }
 
 /*
@@ -680,8 +680,9 @@ cgi_half_closed(struct cgi *g, int body_done)
 	static const char processing[] = "HTTP/1.1 102 Processing\r\n\r\n";
 
 	if (!g->g_sent && body_done && g->g_req->req_minor == 1)
-		(void)!send(g->g_conn->c_fd, processing, sizeof(processing) - 1,
-		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void)conn_writev(g->g_conn, &(struct iovec){ .iov_base =
+		    (void *)processing, .iov_len = sizeof(processing) - 1 },
+		    1, IO_NOWAIT);
 	return 0;
 }
 
@@ -866,7 +867,8 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 			pfd[np++] = (struct pollfd){ .fd = g.g_err, .events = POLLIN };
 		/* a client that hangs up ends the program (POLLHUP and
 		 * POLLERR are reported whatever events asks for) */
-		pfd[np++] = (struct pollfd){ .fd = c->c_fd, .events = watch };
+		pfd[np++] = (struct pollfd){ .fd = conn_socket(c),
+		    .events = watch };
 		n = deadline - now_ms();
 		if (n <= 0 || (ev = poll(pfd, (nfds_t)np, (int)n)) == 0) {
 			log_warn("cgi %s: timed out after %d s", g.g_script,
@@ -885,7 +887,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		for (int i = 0; i < np; i++) {
 			if (pfd[i].revents == 0)
 				continue;
-			if (pfd[i].fd == c->c_fd) {
+			if (pfd[i].fd == conn_socket(c)) {
 				if (pfd[i].revents & (POLLHUP | POLLERR)) {
 					status = -1;	/* gone */
 					goto done;

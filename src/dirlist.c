@@ -167,7 +167,7 @@ out_flush(struct dl_out *o, int last)
 		return;
 	iov.iov_base = s;
 	iov.iov_len = (size_t)(e - s);
-	if (conn_writev_more(o->o_c, &iov, 1, !last) == -1)
+	if (conn_writev(o->o_c, &iov, 1, !last ? IO_MORE : 0) == -1)
 		o->o_err = 1;
 	else
 		o->o_bytes += (long long)n;
@@ -629,7 +629,7 @@ dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 
 		if (o.o_b.b_over)
 			return response_error(c, r, rp, 500);
-		if (conn_writev_more(c, &iov, 1, !head) == -1)
+		if (conn_writev(c, &iov, 1, !head ? IO_MORE : 0) == -1)
 			return -1;
 	}
 	if (head)

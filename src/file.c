@@ -987,7 +987,7 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	} else {
 		struct iovec iov = { .iov_base = out, .iov_len = buf_len(&b) };
 
-		rc = conn_writev_more(c, &iov, 1, 1);
+		rc = conn_writev(c, &iov, 1, IO_MORE);
 		if (rc == 0)
 			rc = conn_sendfile(c, fd, off, size);
 		if (rc == 0)

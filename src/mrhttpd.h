@@ -253,39 +253,7 @@ void	 addr_fmt(const struct sockaddr_storage *, char *, size_t);
 /* mime.c: type for the file name's suffix, or NULL when unknown. */
 const char *mime_lookup(const char *, size_t);
 
-/*
- * io.c: a connection's byte stream.  All request code reads and writes
- * through these, so TLS or HTTP/2 can replace them later.
- */
-struct body;
-
-struct conn {
-	int		 c_fd;
-	int		 c_close;	/* reply with Connection: close, then close */
-	int		 c_fresh;	/* the first request: no cached stat */
-	int		 c_more;	/* the socket may hold unread input (atomic) */
-	unsigned short	 c_port;	/* peer port */
-	char		 c_addr[46];	/* peer address, printable */
-	size_t		 c_pos;		/* end of what the request has used of c_buf */
-	size_t		 c_len;		/* bytes in c_buf, at most HEAD_MAX */
-	struct body	*c_body;	/* the current request's body */
-	/*
-	 * On the serving thread's stack: HEAD_MAX bytes for what the client
-	 * sent (the head, pipelined bytes, the start of a body), and the
-	 * request's decoded, normalised path, PATH_MAX_LEN bytes that only
-	 * file_path() writes: reading a body can never overwrite the path a
-	 * handler or the log still uses.  A connection is parked only with
-	 * nothing left in either.
-	 */
-	char		*c_buf;
-	char		*c_path;
-};
-ssize_t	 conn_read(struct conn *, void *, size_t);
-int	 conn_writev(struct conn *, struct iovec *, int);
-int	 conn_writev_more(struct conn *, struct iovec *, int, int);
-int	 conn_write(struct conn *, const void *, size_t);
-int	 conn_sendfile(struct conn *, int, off_t, off_t);
-int	 conn_wait_readable(struct conn *, int);
+#include "transport.h"
 
 /* body.c: the request body, de-chunked, streamed into the caller's buffer */
 enum { BODY_DISCARD_MAX = 65536 };	/* unwanted bodies up to this are read */

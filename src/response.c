@@ -191,7 +191,7 @@ response_error_hdr(struct conn *c, struct request *r, struct reply *rp,
 	iov[1].iov_len = fd == -1 && !head_only ? (size_t)len : 0;
 	rp->rp_status = status;
 	rp->rp_bytes = head_only ? 0 : len;
-	rc = conn_writev(c, iov, 2);
+	rc = conn_writev(c, iov, 2, 0);
 	if (fd != -1) {
 		if (rc == 0 && !head_only)
 			rc = conn_sendfile(c, fd, 0, len);

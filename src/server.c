@@ -24,7 +24,6 @@
 #include "peer.h"
 
 enum {
-	LINGER_MS = 2000,	/* how long a closing connection drains input */
 	REQ_BUDGET = 32,	/* requests in a row before others get the turn */
 };
 
@@ -181,29 +180,6 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 	}
 	listen_fd = fd;
 	return fd;
-}
-
-/*
- * Closes a connection.  With unread input, first half-close and drain it
- * briefly: closing with data pending sends a reset that can destroy the
- * reply we just wrote before the client reads it.
- */
-static void
-conn_close(struct conn *c, int drain)
-{
-	char sink[4096];
-	long long deadline;
-	ssize_t n;
-
-	if (drain) {
-		shutdown(c->c_fd, SHUT_WR);
-		deadline = now_ms() + LINGER_MS;
-		while (now_ms() < deadline &&
-		    conn_wait_readable(c, (int)(deadline - now_ms())) > 0 &&
-		    (n = conn_read(c, sink, sizeof(sink))) > 0)
-			;
-	}
-	close(c->c_fd);
 }
 
 enum { HEAD_IDLE = -1 };		/* read_head: nothing sent yet: park */
@@ -434,7 +410,7 @@ slot_free(struct slot *s)
 static void
 slot_close(struct slot *s)
 {
-	close(s->s_conn.c_fd);
+	conn_close(&s->s_conn, 0);
 	slot_free(s);
 }
 
@@ -704,6 +680,7 @@ conn_accept(void)
 	}
 	s = &slots[i];
 	s->s_conn.c_fd = fd;
+	s->s_conn.c_tr = &plain_transport;
 	s->s_conn.c_close = 0;
 	s->s_conn.c_fresh = 1;
 	s->s_conn.c_len = 0;
