@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mrhttpd.h"
+#include "protocol.h"
 
 
 /*
@@ -38,7 +39,6 @@ body_start(struct conn *c, struct request *r, struct body *b, long long max)
 static ssize_t
 body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 {
-	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
 	size_t have = c->c_len - c->c_pos;
 
 	if (have > 0) {
@@ -50,7 +50,7 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 	}
 	if (b->b_continue) {
 		b->b_continue = 0;
-		if (conn_write(c, cont, sizeof(cont) - 1) == -1)
+		if (c->c_proto->p_interim(c, NULL, 100, 0) == -1)
 			return -1;
 	}
 	/* what has arrived, without waiting (and without giving the turn

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cgi.h"
+#include "protocol.h"
 #include "log.h"
 
 enum {
@@ -677,12 +678,9 @@ cgi_stderr(struct cgi *g, const char *p, size_t n)
 static short
 cgi_half_closed(struct cgi *g, int body_done)
 {
-	static const char processing[] = "HTTP/1.1 102 Processing\r\n\r\n";
-
 	if (!g->g_sent && body_done && g->g_req->req_minor == 1)
-		(void)conn_writev(g->g_conn, &(struct iovec){ .iov_base =
-		    (void *)processing, .iov_len = sizeof(processing) - 1 },
-		    1, IO_NOWAIT);
+		(void)g->g_conn->c_proto->p_interim(g->g_conn, g->g_req, 102,
+		    IO_NOWAIT);
 	return 0;
 }
 

@@ -304,7 +304,12 @@ int	 file_path(struct conn *, struct request *, char **, ssize_t *, int);
 /* server.c */
 int	 server_listen(const char *, int, char *, size_t);
 void	 server_run(int);
-extern int server_stopping;	/* atomic: set once, at stop */
+extern int server_stop;		/* set once, at stop: read it with */
+static inline int
+server_stopping(void)
+{
+	return __atomic_load_n(&server_stop, __ATOMIC_ACQUIRE);
+}
 extern __thread int server_turn;
 int	 server_yield_turn(void);
 int	 server_shed_idle(void);

@@ -10,6 +10,8 @@ const char *
 response_reason(int status)
 {
 	switch (status) {
+	case 100: return "Continue";
+	case 102: return "Processing";
 	case 200: return "OK";
 	case 201: return "Created";
 	case 204: return "No Content";

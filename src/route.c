@@ -10,6 +10,7 @@
 #include "route.h"
 #include "auth.h"
 #include "cgi.h"
+#include "put.h"
 
 enum route
 route_request(struct conn *c, struct request *r)
@@ -36,6 +37,41 @@ route_request(struct conn *c, struct request *r)
 		return ROUTE_UNKNOWN;
 	default:
 		return ROUTE_NOT_ALLOWED;
+	}
+}
+
+/*
+ * The way of every request, whatever its protocol: routes it, checks what
+ * it may do, and hands it to its handler.  Returns as the handlers: 0 to go on, -1 to close.
+ */
+int
+route_serve(struct conn *c, struct request *r, struct reply *rp)
+{
+	enum route rt = route_request(c, r);
+	int ok;
+
+	if ((ok = route_authorized(r, rt)) < 0)
+		return response_error_hdr(c, r, rp, -ok, "Retry-After: 1\r\n");
+	if (!ok)
+		return response_error_hdr(c, r, rp, 401,
+		    "WWW-Authenticate: Basic realm=\"" CONFIG_AUTH_REALM "\"\r\n");
+	switch (rt) {
+	case ROUTE_CGI:
+		return cgi_serve(c, r, rp);
+	case ROUTE_FILE:
+		return file_serve(c, r, rp);
+	case ROUTE_OPTIONS:
+		return response_options(c, r, rp);
+	case ROUTE_PUT:
+		return put_serve(c, r, rp);
+	case ROUTE_DELETE:
+		return delete_serve(c, r, rp);
+	case ROUTE_UNKNOWN:
+		return response_error(c, r, rp, 501);
+	case ROUTE_BAD:
+		return response_error(c, r, rp, 400);
+	default:	/* a method we know but do not allow here */
+		return response_error_hdr(c, r, rp, 405, ALLOW_HEADER);
 	}
 }
 

@@ -18,6 +18,9 @@ enum route {
 /* Where r goes.  Decodes the path into c_path on the way, when needed. */
 enum route route_request(struct conn *, struct request *);
 
+/* Routes r, checks it is allowed, and runs its handler: 0, or -1 to close. */
+int	 route_serve(struct conn *, struct request *, struct reply *);
+
 /*
  * May r do what its route says?  Returns 1, with req_user and
  * req_auth_type set when credentials were checked and passed, 0 for a

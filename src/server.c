@@ -1,7 +1,7 @@
 /*
- * server.c - listen, accept, park idle connections in epoll, hand each
- * request to a thread, and the keep-alive loop: read a head, parse it,
- * serve it, log it, repeat.
+ * server.c - the runtime: the listener, a slot per connection, idle
+ * connections parked in epoll, the turn, and the pool of threads that
+ * take it.  What a connection says is its protocol's business.
  */
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -18,22 +18,10 @@
 
 #include "mrhttpd.h"
 #include "log.h"
-#include "put.h"
-#include "cgi.h"
-#include "route.h"
+#include "protocol.h"
 #include "peer.h"
 
-enum {
-	REQ_BUDGET = 32,	/* requests in a row before others get the turn */
-};
-
-int server_stopping;
-
-static inline int
-stopping(void)
-{
-	return __atomic_load_n(&server_stopping, __ATOMIC_ACQUIRE);
-}
+int server_stop;
 static int listen_fd = -1;
 static int epfd = -1;
 static pthread_attr_t thread_attr;
@@ -182,184 +170,6 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 	return fd;
 }
 
-enum { HEAD_IDLE = -1 };		/* read_head: nothing sent yet: park */
-
-/*
- * Reads until a complete head is in the buffer.  Returns its length, 0 when
- * the connection ended, HEAD_IDLE when nothing came yet, or -status.
- */
-static int
-read_head(struct conn *c, struct request *r)
-{
-	size_t scanned = 0;
-	long long deadline = 0, now;
-	ssize_t n;
-	int rc;
-
-	for (;;) {
-		if (c->c_len > 0 &&
-		    (rc = request_parse(r, c->c_buf, c->c_len, &scanned)) != 0)
-			return rc;
-		if (c->c_len >= HEAD_MAX)
-			return -431;
-		n = conn_read(c, c->c_buf + c->c_len, HEAD_MAX - c->c_len);
-		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if (c->c_len == 0) {
-				/* between requests, and the socket is drained */
-				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
-				return HEAD_IDLE;
-			}
-			/* mid-head: the whole head gets REQUEST_TIMEOUT */
-			now = now_ms();
-			if (deadline == 0)
-				deadline = now + CONFIG_REQUEST_TIMEOUT * 1000LL;
-			if (now >= deadline ||
-			    (rc = conn_wait_readable(c, (int)(deadline - now))) == 0)
-				return -408;
-			if (rc < 0)
-				return -503;	/* cannot wait: see server_yield */
-			continue;
-		}
-		if (n <= 0)
-			return 0;
-		c->c_len += (size_t)n;
-	}
-}
-
-/*
- * Routes a parsed request, checks what it may do, and hands it to its
- * handler.  Returns as the handlers: 0 to go on, -1 to close.
- */
-static int
-conn_dispatch(struct conn *c, struct request *r, struct reply *rp)
-{
-	enum route rt = route_request(c, r);
-	int ok;
-
-	if ((ok = route_authorized(r, rt)) < 0)
-		return response_error_hdr(c, r, rp, -ok, "Retry-After: 1\r\n");
-	if (!ok)
-		return response_error_hdr(c, r, rp, 401,
-		    "WWW-Authenticate: Basic realm=\"" CONFIG_AUTH_REALM "\"\r\n");
-	switch (rt) {
-	case ROUTE_CGI:
-		return cgi_serve(c, r, rp);
-	case ROUTE_FILE:
-		return file_serve(c, r, rp);
-	case ROUTE_OPTIONS:
-		return response_options(c, r, rp);
-	case ROUTE_PUT:
-		return put_serve(c, r, rp);
-	case ROUTE_DELETE:
-		return delete_serve(c, r, rp);
-	case ROUTE_UNKNOWN:
-		return response_error(c, r, rp, 501);
-	case ROUTE_BAD:
-		return response_error(c, r, rp, 400);
-	default:	/* a method we know but do not allow here */
-		return response_error_hdr(c, r, rp, 405, ALLOW_HEADER);
-	}
-}
-
-/*
- * The per-connection loop: head, dispatch, log, while requests are in the
- * buffer.  Returns 1 when the connection waits for its next request (to be
- * parked), 0 when it was closed.
- */
-static int
-conn_serve(struct conn *c)
-{
-	struct request req;
-	struct reply rp;
-	struct access a;
-	struct body body;
-	size_t used;
-	int rc, served = 0;
-
-	for (;;) {
-		rp.rp_status = 0;	/* a handler that fails early logs 0 */
-		rp.rp_bytes = 0;
-		if ((rc = read_head(c, &req)) == HEAD_IDLE)
-			return 1;
-		if (rc == 0) {
-			conn_close(c, 0);
-			return 0;
-		}
-		if (rc < 0) {
-			/* refused: answer, log the raw first line, close */
-			const char *nl = memchr(c->c_buf, '\n', c->c_len);
-
-			response_error(c, NULL, &rp, -rc);
-			a.a_line = c->c_buf;
-			a.a_line_len = nl ? (size_t)(nl - c->c_buf) : c->c_len;
-			/* the parser may have put a NUL where the CR was */
-			if (a.a_line_len > 0 && (c->c_buf[a.a_line_len - 1] == '\r' ||
-			    c->c_buf[a.a_line_len - 1] == '\0'))
-				a.a_line_len--;
-			a.a_referer = a.a_ua = NULL;
-			a.a_status = -rc;
-			a.a_rejected = 1;
-			a.a_bytes = rp.rp_bytes;
-			log_access(c, &a);
-			conn_close(c, 1);
-			return 0;
-		}
-		log_accepted(c, &req);
-		if (!req.req_keepalive || stopping())
-			c->c_close = 1;
-		/* the body, if any, is read through c_body by whoever wants it;
-		 * what they leave is thrown away below */
-		c->c_pos = (size_t)rc;
-		c->c_body = &body;
-		rc = body_start(c, &req, &body, -1);
-		if (rc == 0)
-			rc = conn_dispatch(c, &req, &rp);
-		else
-			rc = response_error(c, &req, &rp, -rc);
-		a.a_line = req.req_line;
-		a.a_line_len = strlen(req.req_line);
-		a.a_referer = req.req_referer;
-		a.a_ua = req.req_ua;
-		a.a_status = rp.rp_status;
-		a.a_rejected = 0;
-		a.a_bytes = rp.rp_bytes;
-		log_access(c, &a);
-
-		/* an unread body must go before the next request is read:
-		 * small ones are drained, big ones cost the connection */
-		/* answered before asking for the body it announced with
-		 * Expect: 100-continue: it may never come, so do not wait */
-		if (body.b_continue && body_pending(&body))
-			c->c_close = 1;
-		if (rc == 0 && !c->c_close && body_discard(c, &body) != 0)
-			c->c_close = 1;
-		if (rc != 0 || c->c_close) {
-			/* linger only when input is left unread */
-			conn_close(c, rc == 0 && (c->c_pos < c->c_len ||
-			    body_pending(&body)));
-			return 0;
-		}
-		/* keep what was pipelined behind this request; with nothing
-		 * there, wait for the next one in the epoll set: the client
-		 * is only now reading the reply, so a read would find nothing */
-		used = c->c_pos;
-		c->c_len -= used;
-		c->c_fresh = 0;
-		if (c->c_len == 0 &&
-		    !__atomic_load_n(&c->c_more, __ATOMIC_RELAXED))
-			return 1;
-		/* fairness: a client that pipelines without pause gets
-		 * REQ_BUDGET requests in a row on the turn, then the turn
-		 * goes to the others and this thread goes on with it alone */
-		if (++served >= REQ_BUDGET) {
-			served = 0;
-			(void)server_yield();
-		}
-		if (c->c_len > 0)
-			memmove(c->c_buf, c->c_buf + used, c->c_len);
-	}
-}
-
 /* Puts the listener into the epoll set, or takes it out (see listening).
  * Rare, so a lock is fine here. */
 static void
@@ -370,7 +180,7 @@ listener_update(void)
 	int want;
 
 	pthread_mutex_lock(&listen_lock);
-	want = !stopping() &&
+	want = !server_stopping() &&
 	    !__atomic_load_n(&pausing, __ATOMIC_RELAXED) &&
 	    !__atomic_load_n(&full, __ATOMIC_SEQ_CST);
 	if (want != listening && epoll_ctl(epfd, want ? EPOLL_CTL_ADD :
@@ -426,7 +236,7 @@ conn_park(struct slot *s)
 	    .data.u32 = (uint32_t)(s - slots) };
 	int st = SLOT_ACTIVE;
 
-	if (stopping()) {
+	if (server_stopping()) {
 		slot_close(s);
 		return 1;
 	}
@@ -628,7 +438,7 @@ accept_client(struct sockaddr_storage *peer, unsigned char *key)
 		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
 		    errno == ENOMEM)
 			accept_pause();
-		else if (stopping())
+		else if (server_stopping())
 			listener_update();
 	} else if (peer_add(peer, key) == -1) {
 		conn_refuse(fd, peer, "MAX_CONNECTIONS_PER_IP (" PER_IP_STR
@@ -650,7 +460,7 @@ conn_accept(void)
 	struct slot *s;
 	int i, fd;
 
-	if (stopping()) {
+	if (server_stopping()) {
 		listener_update();	/* out of the set for good */
 		return NULL;
 	}
@@ -681,6 +491,7 @@ conn_accept(void)
 	s = &slots[i];
 	s->s_conn.c_fd = fd;
 	s->s_conn.c_tr = &plain_transport;
+	s->s_conn.c_proto = &http1_protocol;
 	s->s_conn.c_close = 0;
 	s->s_conn.c_fresh = 1;
 	s->s_conn.c_len = 0;
@@ -730,7 +541,7 @@ next_conn(void)
 				until = accept_paused;
 			if (cache_used && (until == -1 || now + 1000 < until))
 				until = now + 1000;
-			if (stopping() &&
+			if (server_stopping() &&
 			    (until == -1 || now + STOP_QUIET_MS < until))
 				until = now + STOP_QUIET_MS;
 			ev_i = ev_n = 0;
@@ -739,7 +550,7 @@ next_conn(void)
 			if (n == 0) {
 				file_cache_flush();
 				cache_used = 0;
-				if (stopping())
+				if (server_stopping())
 					stop_quiet = 1;
 			}
 			if (n > 0) {
@@ -823,7 +634,7 @@ worker(void *arg)
 			s->s_conn.c_path = buf + HEAD_MAX + 1;
 			serving = s;
 			for (;;) {
-				if (!conn_serve(&s->s_conn)) {
+				if (!s->s_conn.c_proto->p_serve(&s->s_conn)) {
 					slot_free(s);
 					break;
 				}
@@ -840,7 +651,7 @@ worker(void *arg)
 		/* an idle worker holds no file open: a deleted file's space
 		 * is freed, and descriptors go to connections that need them */
 		file_cache_flush();
-		if (stopping() ||
+		if (server_stopping() ||
 		    __atomic_load_n(&waiting, __ATOMIC_ACQUIRE) >= SPARE_MAX)
 			break;		/* the burst is over: shrink */
 		__atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
@@ -936,7 +747,7 @@ server_run(int ready)
 	/* stop: free the port at once, wake every connection (those waiting
 	 * for a next request end; replies in progress go on), and let them
 	 * finish for up to 5 s */
-	__atomic_store_n(&server_stopping, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&server_stop, 1, __ATOMIC_RELEASE);
 	shutdown(listen_fd, SHUT_RDWR);
 	/* the shut listener reports EPOLLHUP: that wakes the turn holder,
 	 * also when the listener was out of the set (MAX_CONNECTIONS) */
