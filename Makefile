@@ -88,7 +88,7 @@ OBJS-y = main.o server.o plain.o transport.o http1.o request.o route.o \
 OBJS-$(CONFIG_PER_IP) += peer.o
 OBJS-$(CONFIG_LOG) += log.o
 OBJS-$(CONFIG_AUTO_INDEX) += dirlist.o
-OBJS-$(CONFIG_PUT) += put.o
+OBJS-$(CONFIG_PUT) += upload.o
 OBJS-$(CONFIG_CGI) += cgi.o
 OBJS-$(CONFIG_AUTH_FILE) += auth.o
 # crypt(3) is in musl's libc, and in libcrypt next to glibc
@@ -97,7 +97,7 @@ LIBS += $(shell echo 'int main(void){return 0;}' | $(CC) -x c - -lcrypt \
 	-o /dev/null 2>/dev/null && echo -lcrypt)
 endif
 OBJS = $(addprefix $(BUILD)/,$(OBJS-y))
-HEADERS = src/mrhttpd.h src/transport.h src/protocol.h src/log.h src/dirlist.h src/put.h src/cgi.h src/auth.h \
+HEADERS = src/mrhttpd.h src/transport.h src/protocol.h src/log.h src/dirlist.h src/upload.h src/response.h src/cgi.h src/auth.h \
 	src/route.h src/peer.h \
 	$(BUILD)/config.h
 

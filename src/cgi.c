@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "cgi.h"
-#include "protocol.h"
+#include "route.h"
 #include "log.h"
 
 enum {
@@ -40,22 +40,25 @@ static int cgi_running;		/* programs running now, for CGI_MAX */
 struct cgi {
 	struct conn	*g_conn;
 	struct request	*g_req;
-	struct reply	*g_rp;
 	const char	*g_script;	/* for the log */
 	pid_t		 g_pid;
 	int		 g_in, g_out, g_err;	/* our ends of its stdio */
 	int		 g_nph;
-	int		 g_head_done;	/* the program's header block is in */
+	long long	 g_deadline;	/* CGI_TIMEOUT from its start */
+	int		 g_body_done;	/* the request body is all in */
+	short		 g_watch;	/* what to poll the client's socket for */
+	int		 g_fail;	/* why it stopped: a status, or -1 gone */
 	int		 g_sent;	/* our response head is out */
-	int		 g_chunked;	/* we frame the body in chunks */
-	long long	 g_clen;	/* the program's Content-Length, or -1 */
-	long long	 g_left;	/* of g_clen still to forward */
-	int		 g_status;	/* status to answer with, when not sent */
 	char		*g_redirect;	/* local Location: serve that instead */
+	const char	*g_pend;	/* output read with the header block */
+	size_t		 g_pendlen;
+	size_t		 g_inlen, g_inoff;	/* of g_inbuf, for its stdin */
 	size_t		 g_hlen;
-	char		 g_head[CGI_HEAD_MAX];
 	size_t		 g_elen;
 	char		 g_ebuf[512];	/* a partial stderr line */
+	char		 g_inbuf[IO_SIZE];
+	char		 g_io[IO_SIZE];	/* its stdout */
+	char		 g_head[CGI_HEAD_MAX];
 };
 
 /* --- environment ------------------------------------------------------------- */
@@ -375,42 +378,6 @@ cgi_spawn(struct cgi *g, const char *script, char *const envp[],
 
 /* --- its output -------------------------------------------------------------- */
 
-/* Writes body bytes to the client, in a chunk when chunking.  0 or -1. */
-static int
-cgi_body(struct cgi *g, const char *p, size_t n)
-{
-	char hex[20];
-	struct iovec iov[3];
-	int k = 0;
-
-	if (n == 0 || g->g_req->req_method == M_HEAD)
-		return 0;
-	if (g->g_clen >= 0) {
-		if ((long long)n > g->g_left)
-			n = (size_t)g->g_left;	/* more than it announced */
-		g->g_left -= (long long)n;
-		if (n == 0)
-			return 0;
-	}
-	if (g->g_chunked) {
-		struct buf b;
-
-		buf_init(&b, hex, sizeof(hex));
-		buf_hex(&b, n, 0);
-		buf_lit(&b, "\r\n");
-		iov[k].iov_base = hex;
-		iov[k++].iov_len = buf_len(&b);
-	}
-	iov[k].iov_base = (void *)p;
-	iov[k++].iov_len = n;
-	if (g->g_chunked) {
-		iov[k].iov_base = (void *)"\r\n";
-		iov[k++].iov_len = 2;
-	}
-	g->g_rp->rp_bytes += (long long)n;
-	return conn_writev(g->g_conn, iov, k, 0);
-}
-
 /*
  * Parses the program's header block (RFC 3875 6.3), head[0..end), in
  * place.  The fields we pass on go to h->ch_fields as CRLF lines, bounded:
@@ -499,154 +466,6 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 	return 0;
 }
 
-/*
- * Parses the program's header block, g_head[0..end), and sends our head.
- * Returns 0, 1 for an internal redirect (g_redirect), or -1 when the
- * client is gone; an invalid block sets g_status 502.
- */
-static int
-cgi_headers(struct cgi *g, size_t end)
-{
-	char fields[CGI_HEAD_MAX + 512], head[HEAD_ROOM], tail[64];
-	struct request *r = g->g_req;
-	struct cgi_head h;
-	struct buf hb, tb;
-	struct iovec iov[3];
-	int status;
-
-	buf_init(&h.ch_fields, fields, sizeof(fields));
-	if (cgi_parse_head(g->g_head, end, &h) == -1) {
-		log_warn("cgi %s: invalid header block", g->g_script);
-		g->g_status = 502;
-		return 0;
-	}
-	if (h.ch_location != NULL && h.ch_location[0] == '/' &&
-	    h.ch_status == 0) {
-		g->g_redirect = h.ch_location;	/* RFC 3875 6.2.2 */
-		return 1;
-	}
-	status = h.ch_status;
-	if (h.ch_location != NULL) {
-		buf_lit(&h.ch_fields, "Location: ");
-		buf_str(&h.ch_fields, h.ch_location);
-		buf_lit(&h.ch_fields, "\r\n");
-		if (status == 0)
-			status = 302;
-	}
-	if (status == 0)
-		status = 200;
-	if (h.ch_fields.b_over) {
-		log_warn("cgi %s: header block too long", g->g_script);
-		g->g_status = 502;
-		return 0;
-	}
-
-	/* framing: its length, else chunks for 1.1, else close */
-	buf_init(&tb, tail, sizeof(tail));
-	g->g_clen = h.ch_clen;
-	g->g_left = h.ch_clen;
-	if (status == 204 || status == 304 || (status >= 100 && status < 200) ||
-	    r->req_method == M_HEAD) {
-		if (h.ch_clen >= 0 && r->req_method == M_HEAD) {
-			buf_lit(&tb, "Content-Length: ");
-			buf_uint(&tb, (unsigned long long)h.ch_clen);
-			buf_lit(&tb, "\r\n");
-		}
-		g->g_clen = 0;
-		g->g_left = 0;
-	} else if (h.ch_clen >= 0) {
-		buf_lit(&tb, "Content-Length: ");
-		buf_uint(&tb, (unsigned long long)h.ch_clen);
-		buf_lit(&tb, "\r\n");
-	} else if (r->req_minor == 1) {
-		buf_lit(&tb, "Transfer-Encoding: chunked\r\n");
-		g->g_chunked = 1;
-	} else
-		g->g_conn->c_close = 1;
-	buf_lit(&tb, "\r\n");
-
-	buf_init(&hb, head, sizeof(head));
-	response_head(&hb, status, r->req_minor, g->g_conn);
-	if (hb.b_over || tb.b_over) {
-		g->g_status = 500;
-		return 0;
-	}
-	g->g_rp->rp_status = status;
-	g->g_sent = 1;
-	iov[0] = (struct iovec){ .iov_base = head, .iov_len = buf_len(&hb) };
-	iov[1] = (struct iovec){ .iov_base = fields,
-	    .iov_len = buf_len(&h.ch_fields) };
-	iov[2] = (struct iovec){ .iov_base = tail, .iov_len = buf_len(&tb) };
-	return conn_writev(g->g_conn, iov, 3, 0);
-}
-
-/*
- * Takes n bytes of the program's stdout.  Returns 0, 1 for an internal
- * redirect, or -1 when the client is gone or the output is unusable.
- */
-static int
-cgi_output(struct cgi *g, const char *p, size_t n)
-{
-	size_t i, end, rest;
-	int rc;
-
-	if (g->g_nph) {
-		if (!g->g_sent) {
-			g->g_sent = 1;
-			g->g_rp->rp_status = 200;
-			g->g_conn->c_close = 1;	/* it frames its own reply */
-			if (n >= 12 && memcmp(p, "HTTP/1.", 7) == 0)
-				g->g_rp->rp_status = (p[9] - '0') * 100 +
-				    (p[10] - '0') * 10 + (p[11] - '0');
-		}
-		g->g_rp->rp_bytes += (long long)n;
-		return conn_write(g->g_conn, p, n);
-	}
-	if (g->g_head_done)
-		return g->g_status != 0 ? 0 : cgi_body(g, p, n);
-
-	/* gather the header block; it ends at an empty line (LF or CRLF) */
-	if (n > sizeof(g->g_head) - 1 - g->g_hlen) {
-		rest = sizeof(g->g_head) - 1 - g->g_hlen;
-		memcpy(g->g_head + g->g_hlen, p, rest);
-		g->g_hlen += rest;
-	} else {
-		memcpy(g->g_head + g->g_hlen, p, n);
-		g->g_hlen += n;
-		rest = n;
-	}
-	for (i = 0, end = 0; i < g->g_hlen; i++)
-		if (g->g_head[i] == '\n' && (i == 0 || (i + 1 < g->g_hlen &&
-		    (g->g_head[i + 1] == '\n' || (g->g_head[i + 1] == '\r' &&
-		    i + 2 < g->g_hlen && g->g_head[i + 2] == '\n'))))) {
-			end = i == 0 ? 1 : i + 1 + (g->g_head[i + 1] == '\r' ?
-			    2 : 1);
-			break;
-		}
-	if (end == 0) {
-		if (g->g_hlen >= sizeof(g->g_head) - 1) {
-			log_warn("cgi %s: header block too long", g->g_script);
-			g->g_status = 502;
-			g->g_head_done = 1;
-		}
-		return 0;
-	}
-	g->g_head_done = 1;
-	/* what came after the block is body; keep it before parsing */
-	{
-		char body[CGI_HEAD_MAX];
-		size_t blen = g->g_hlen - end;
-
-		memcpy(body, g->g_head + end, blen);
-		if ((rc = cgi_headers(g, end)) != 0 || g->g_status != 0)
-			return rc;
-		if (cgi_body(g, body, blen) == -1)
-			return -1;
-	}
-	/* bytes of this read beyond what fitted in g_head */
-	return n > rest ? cgi_body(g, p + rest, n - rest) : 0;
-}
-
 /* Passes complete lines of the program's stderr to the log. */
 static void
 cgi_stderr(struct cgi *g, const char *p, size_t n)
@@ -673,15 +492,282 @@ cgi_stderr(struct cgi *g, const char *p, size_t n)
  * itself when the reply is written (EPIPE); before that, an HTTP/1.1
  * client is asked with an interim 102, which one that is still there
  * ignores (RFC 9110 15.2) and a closed socket answers with a reset.
- * Returns the events to watch for.
  */
-static short
-cgi_half_closed(struct cgi *g, int body_done)
+static void
+cgi_half_closed(struct cgi *g)
 {
-	if (!g->g_sent && body_done && g->g_req->req_minor == 1)
+	if (!g->g_sent && g->g_body_done && g->g_req->req_minor == 1)
 		(void)g->g_conn->c_proto->p_interim(g->g_conn, g->g_req, 102,
 		    IO_NOWAIT);
+	g->g_watch = 0;
+}
+
+/* Stops for good: the program is ended, fail says why. */
+static ssize_t
+cgi_stop(struct cgi *g, int fail)
+{
+	if (fail == 504)
+		log_warn("cgi %s: timed out after %d s", g->g_script,
+		    CONFIG_CGI_TIMEOUT);
+	if (g->g_pid > 0) {
+		cgi_kill(g);
+		g->g_pid = 0;
+	}
+	g->g_fail = g->g_sent && fail != -1 ? -1 : fail;
+	return -1;
+}
+
+/* The next piece of the request body, once the last is in its stdin.
+ * Returns 0, or -1 when it must stop. */
+static int
+cgi_feed(struct cgi *g)
+{
+	struct conn *c = g->g_conn;
+	ssize_t n;
+
+	c->c_body->b_deadline = g->g_deadline;	/* no wait past CGI_TIMEOUT */
+	if ((n = body_read(c, c->c_body, g->g_inbuf, sizeof(g->g_inbuf))) > 0) {
+		g->g_inlen = (size_t)n;
+		g->g_inoff = 0;
+		return 0;
+	}
+	if (n == 0) {
+		g->g_body_done = 1;
+		close(g->g_in);
+		g->g_in = -1;
+		return 0;
+	}
+	/* 400, 413, or the client gone or stalled before the body's end: the
+	 * program must not take a cut body for a whole one (a chunked one
+	 * has no CONTENT_LENGTH to tell it) */
+	c->c_close = 1;
+	return (int)cgi_stop(g, n < -1 ? (int)-n :
+	    now_ms() >= g->g_deadline ? 504 : 408);
+}
+
+/* Its stdin has room: writes what it can. */
+static void
+cgi_write_in(struct cgi *g)
+{
+	ssize_t n = write(g->g_in, g->g_inbuf + g->g_inoff, g->g_inlen);
+
+	if (n > 0) {
+		g->g_inoff += (size_t)n;
+		g->g_inlen -= (size_t)n;
+	} else if (n == -1 && errno != EAGAIN && errno != EINTR) {
+		close(g->g_in);		/* it does not want the rest */
+		g->g_in = -1;
+		g->g_inlen = 0;
+		g->g_body_done = 1;
+	}
+}
+
+/* One of its output pipes is readable: stdout goes to g_io, stderr to
+ * the log.  Returns the bytes of stdout read, or 0. */
+static ssize_t
+cgi_read_out(struct cgi *g, int *fdp)
+{
+	char line[512];
+	int out = fdp == &g->g_out;
+	ssize_t n = read(*fdp, out ? g->g_io : line, out ? sizeof(g->g_io) :
+	    sizeof(line));
+
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0) {
+		close(*fdp);
+		*fdp = -1;
+		return 0;
+	}
+	if (!out) {
+		cgi_stderr(g, line, (size_t)n);
+		return 0;
+	}
+	return n;
+}
+
+/*
+ * The program's pump: moves the request body to its stdin and its
+ * stderr to the log until it writes to stdout, in one poll loop, so a
+ * program that writes before it has read all its input cannot deadlock.
+ * Returns the bytes read into g_io, 0 once its stdout has ended, or -1
+ * when it must stop (g_fail says why).
+ */
+static ssize_t
+cgi_pump(struct cgi *g)
+{
+	struct pollfd pfd[4];
+	long long left;
+	ssize_t n;
+	int np, i, sock = conn_socket(g->g_conn);
+
+	while (g->g_out != -1) {
+		if (!g->g_body_done && g->g_inlen == 0 && cgi_feed(g) == -1)
+			return -1;
+		np = 0;
+		if (g->g_in != -1 && g->g_inlen > 0)
+			pfd[np++] = (struct pollfd){ .fd = g->g_in, .events = POLLOUT };
+		pfd[np++] = (struct pollfd){ .fd = g->g_out, .events = POLLIN };
+		if (g->g_err != -1)
+			pfd[np++] = (struct pollfd){ .fd = g->g_err, .events = POLLIN };
+		/* a client that hangs up ends the program (POLLHUP and
+		 * POLLERR are reported whatever events asks for) */
+		pfd[np++] = (struct pollfd){ .fd = sock, .events = g->g_watch };
+		if ((left = g->g_deadline - now_ms()) <= 0 ||
+		    (n = poll(pfd, (nfds_t)np, (int)left)) == 0)
+			return cgi_stop(g, 504);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return cgi_stop(g, 500);
+		}
+		for (i = 0, n = 0; i < np; i++) {
+			if (pfd[i].revents == 0)
+				continue;
+			if (pfd[i].fd == sock) {
+				if (pfd[i].revents & (POLLHUP | POLLERR))
+					return cgi_stop(g, -1);	/* gone */
+				if (pfd[i].revents & POLLRDHUP)
+					cgi_half_closed(g);
+			} else if (pfd[i].fd == g->g_in)
+				cgi_write_in(g);
+			else if (pfd[i].fd == g->g_err)
+				(void)cgi_read_out(g, &g->g_err);
+			else
+				n = cgi_read_out(g, &g->g_out);
+		}
+		if (n > 0)
+			return n;
+	}
 	return 0;
+}
+
+/*
+ * Gathers the program's header block until the empty line that ends it
+ * (LF or CRLF).  Returns its length, with what followed it in the same
+ * read kept in g_pend; 0 when more is needed; -1 when it is too long.
+ */
+static ssize_t
+cgi_gather(struct cgi *g, size_t n)
+{
+	size_t i, take = n;
+
+	if (take > sizeof(g->g_head) - 1 - g->g_hlen)
+		take = sizeof(g->g_head) - 1 - g->g_hlen;
+	memcpy(g->g_head + g->g_hlen, g->g_io, take);
+	for (i = g->g_hlen > 2 ? g->g_hlen - 2 : 0; i < g->g_hlen + take; i++)
+		if (g->g_head[i] == '\n' && (i == 0 || (i + 1 < g->g_hlen + take &&
+		    (g->g_head[i + 1] == '\n' || (g->g_head[i + 1] == '\r' &&
+		    i + 2 < g->g_hlen + take && g->g_head[i + 2] == '\n')))))
+			break;
+	if (i == g->g_hlen + take) {
+		g->g_hlen += take;
+		return g->g_hlen >= sizeof(g->g_head) - 1 ? -1 : 0;
+	}
+	/* the end of the block: the rest of this read is body */
+	i = i == 0 ? 1 : i + 1 + (g->g_head[i + 1] == '\r' ? 2 : 1);
+	g->g_pend = g->g_io + (i - g->g_hlen);
+	g->g_pendlen = n - (i - g->g_hlen);
+	g->g_hlen = i;
+	return (ssize_t)i;
+}
+
+/* The response's body: what came with the header block, then the rest
+ * of its stdout, as it comes. */
+static int
+cgi_stream(void *arg, struct stream *st)
+{
+	struct cgi *g = arg;
+	ssize_t n;
+
+	if (stream_put(st, g->g_pend, g->g_pendlen) == -1)
+		return cgi_stop(g, -1);
+	while ((n = cgi_pump(g)) > 0)
+		if (stream_put(st, g->g_io, (size_t)n) == -1)
+			return cgi_stop(g, -1);
+	return (int)n;
+}
+
+/*
+ * Answers with what the program wrote: its header block parsed (an
+ * invalid one is a 502), then its stdout streamed.  Returns as a
+ * handler, or 1 for a local Location (g_redirect).
+ */
+static int
+cgi_respond(struct cgi *g, struct reply *rp, size_t end)
+{
+	char fields[CGI_HEAD_MAX + 512];
+	struct cgi_head h;
+	struct response rs;
+
+	response_init(&rs, 0, fields, sizeof(fields));
+	if (g->g_nph) {
+		/* it frames its own reply: the status is only for the log */
+		const char *p = g->g_pend;
+
+		rs.rs_status = 200;
+		if (g->g_pendlen >= 12 && memcmp(p, "HTTP/1.", 7) == 0)
+			rs.rs_status = (p[9] - '0') * 100 + (p[10] - '0') * 10 +
+			    (p[11] - '0');
+		rs.rs_raw = 1;
+		rs.rs_len = -1;
+	} else {
+		h.ch_fields = rs.rs_fields;
+		if (cgi_parse_head(g->g_head, end, &h) == -1) {
+			log_warn("cgi %s: invalid header block", g->g_script);
+			return response_error(g->g_conn, g->g_req, rp, 502);
+		}
+		rs.rs_fields = h.ch_fields;
+		if (h.ch_location != NULL && h.ch_location[0] == '/' &&
+		    h.ch_status == 0) {
+			g->g_redirect = h.ch_location;	/* RFC 3875 6.2.2 */
+			return 1;
+		}
+		rs.rs_status = h.ch_status != 0 ? h.ch_status :
+		    h.ch_location != NULL ? 302 : 200;
+		if (h.ch_location != NULL)
+			response_field(&rs, "Location", h.ch_location);
+		if (rs.rs_fields.b_over) {
+			log_warn("cgi %s: header block too long", g->g_script);
+			return response_error(g->g_conn, g->g_req, rp, 502);
+		}
+		rs.rs_len = h.ch_clen;
+	}
+	rs.rs_src = SRC_STREAM;
+	rs.rs_stream = cgi_stream;
+	rs.rs_arg = g;
+	g->g_sent = 1;		/* from now on, a failure can only close */
+	return response_send(g->g_conn, g->g_req, rp, &rs);
+}
+
+/*
+ * Reads the program's output until its header block is in, then
+ * answers.  Returns as a handler, or 1 for a local Location.
+ */
+static int
+cgi_run(struct cgi *g, struct reply *rp)
+{
+	ssize_t n, end = 0;
+
+	while (end == 0 && (n = cgi_pump(g)) > 0) {
+		if (g->g_nph) {
+			g->g_pend = g->g_io;
+			g->g_pendlen = (size_t)n;
+			break;
+		}
+		if ((end = cgi_gather(g, (size_t)n)) == -1) {
+			log_warn("cgi %s: header block too long", g->g_script);
+			g->g_fail = 502;
+		}
+	}
+	if (g->g_fail != 0)
+		return g->g_fail == -1 ? -1 :
+		    response_error(g->g_conn, g->g_req, rp, g->g_fail);
+	if (end == 0 && !g->g_nph) {
+		log_warn("cgi %s: no header block before it ended", g->g_script);
+		return response_error(g->g_conn, g->g_req, rp, 500);
+	}
+	return cgi_respond(g, rp, (size_t)end);
 }
 
 /* --- the request ------------------------------------------------------------- */
@@ -702,9 +788,10 @@ cgi_locate(char *script, char **infop)
 		save = slash != NULL ? *slash : '\0';
 		if (slash != NULL)
 			*slash = '\0';
-		if (*script == '\0' || fstatat(settings.set_cgi_fd, script,
-		    &st, 0) == -1)
-			return errno == EACCES ? -403 : -404;
+		if (*script == '\0')
+			return -404;
+		if (fstatat(settings.set_cgi_fd, script, &st, 0) == -1)
+			return -errno_status(errno, 0);
 		if (S_ISREG(st.st_mode))
 			break;
 		if (!S_ISDIR(st.st_mode) || slash == NULL)
@@ -726,44 +813,104 @@ cgi_below(const char *path, ssize_t len)
 	    (path[plen] == '/' || path[plen] == '\0');
 }
 
-int
-cgi_match(struct conn *c, struct request *r)
+/*
+ * Builds the environment and starts the program.  Returns 0, or -status
+ * (logged).
+ */
+static int
+cgi_start(struct cgi *g, char *script, const char *inf)
 {
-	const char *t = r->req_target, *pre = CONFIG_PATH_PREFIX CONFIG_CGI_PATH;
-	size_t i, tn = r->req_path_len, k = sizeof(CONFIG_PATH_PREFIX
-	    CONFIG_CGI_PATH) - 1;
-	ssize_t len;
-	char *path;
+	char envbuf[ENV_SIZE], dir[sizeof(CONFIG_CGI_DIR) + PATH_MAX_LEN];
+	char info[PATH_MAX_LEN];
+	struct env env = { .e_n = 0 };
+	const char *base = strrchr(script, '/');
 
-	/* most requests are plainly not for CGI: when the raw path has no
-	 * escapes and no dot or empty segments, normalising cannot change
-	 * it, and comparing the raw prefix is exact */
-	for (i = 0; i + 1 < tn; i++)
-		if (t[i] == '%' || (t[i] == '/' && (t[i + 1] == '.' ||
-		    t[i + 1] == '/')))
-			break;
-	if (i + 1 >= tn && (tn < k || memcmp(t, pre, k) != 0))
-		return 0;
-	return file_path(c, r, &path, &len, 0) == 0 && cgi_below(path, len);
+	base = base != NULL ? base + 1 : script;
+	g->g_nph = strncmp(base, "nph-", 4) == 0;
+	/* the program runs in its own directory */
+	snprintf(dir, sizeof(dir), "%s/%.*s", CONFIG_CGI_DIR,
+	    (int)(base - script), script);
+	/* PATH_INFO keeps its leading '/' */
+	info[0] = '\0';
+	if (inf != NULL) {
+		info[0] = '/';
+		strcpy(info + 1, inf);
+	}
+	buf_init(&env.e_b, envbuf, sizeof(envbuf));
+	if (env_build(&env, g->g_conn, g->g_req, script, info) == -1) {
+		log_warn("cgi %s: environment too large", script);
+		return -500;
+	}
+	if (cgi_spawn(g, script, env.e_v, dir) == -1) {
+		log_warn("cgi %s: cannot start: %s", script, strerror(errno));
+		return errno == EACCES ? -403 : -500;
+	}
+	return 0;
+}
+
+/* Done with the program: its pipes closed, and waited for (or ended). */
+static void
+cgi_finish(struct cgi *g)
+{
+	/* output nobody asked for (HEAD, 204, more than announced) is read
+	 * to its end all the same, with stderr */
+	while (g->g_fail == 0 && g->g_redirect == NULL && cgi_pump(g) > 0)
+		;
+	if (g->g_elen > 0)
+		cgi_stderr(g, "\n", 1);
+	if (g->g_in != -1)
+		close(g->g_in);
+	if (g->g_out != -1)
+		close(g->g_out);
+	if (g->g_err != -1)
+		close(g->g_err);
+	if (g->g_pid > 0 && g->g_redirect != NULL)
+		cgi_kill(g);
+	else if (g->g_pid > 0)
+		cgi_reap(g, g->g_deadline);
+}
+
+/*
+ * A local Location (RFC 3875 6.2.2): served as a GET (or HEAD) of our
+ * own.  A program's path goes back to the client instead (302), so that
+ * a program's source is never served as a file.
+ */
+static int
+cgi_redirect(struct cgi *g, struct reply *rp)
+{
+	struct request *r = g->g_req;
+	char *q = strchr(g->g_redirect, '?');
+	char fields[HEAD_ROOM + CGI_HEAD_MAX];
+	struct response rs;
+
+	if (r->req_method != M_HEAD)
+		r->req_method = M_GET;
+	r->req_target = g->g_redirect;
+	r->req_target_len = strlen(g->g_redirect);
+	r->req_path_len = q != NULL ? (size_t)(q - g->g_redirect) :
+	    r->req_target_len;
+	r->req_query = q != NULL ? q + 1 : NULL;
+	r->req_query_len = q != NULL ? strlen(q + 1) : 0;
+	r->req_range = r->req_if_range = NULL;
+	/* decided as any request's route: "/./cgi-bin/x" names a program */
+	if (route_request(r) != ROUTE_CGI)
+		return file_serve(g->g_conn, r, rp);
+	response_init(&rs, 302, fields, sizeof(fields));
+	response_field(&rs, "Location", g->g_redirect);
+	if (rs.rs_fields.b_over)
+		return response_error(g->g_conn, r, rp, 502);
+	return response_send(g->g_conn, r, rp, &rs);
 }
 
 int
 cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 {
-	char envbuf[ENV_SIZE], dir[sizeof(CONFIG_CGI_DIR) + PATH_MAX_LEN];
-	char info[PATH_MAX_LEN], in[IO_SIZE], io[IO_SIZE], *path, *script, *inf;
-	struct pollfd pfd[4];
-	struct env env = { .e_n = 0 };
 	struct cgi g;
-	struct body *b = c->c_body;
-	size_t plen = sizeof(CONFIG_CGI_PATH) - 1, inlen = 0, inoff = 0;
-	long long deadline;
-	ssize_t len, n;
-	int rc, np, body_done, ev, status;
-	short watch = POLLRDHUP;
+	size_t plen = sizeof(CONFIG_CGI_PATH) - 1;
+	char *path = r->req_decoded, *script, *inf = NULL;
+	int rc;
 
-	if (file_path(c, r, &path, &len, 0) != 0 || !cgi_below(path, len))
-		return response_error(c, r, rp, 404);	/* route.c said mine */
+	/* route.c said it is below CGI_PATH */
 	if (path[plen] == '\0' || path[plen + 1] == '\0')
 		return response_error(c, r, rp, 403);	/* the directory */
 	script = path + plen + 1;
@@ -771,232 +918,40 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		return response_error(c, r, rp, -rc);
 	/* a program to start and wait for: never on the turn */
 	if (server_yield() != 0)
-		return response_error_hdr(c, r, rp, 503, "Retry-After: 1\r\n");
-	/* PATH_INFO keeps its leading '/' */
-	info[0] = '\0';
-	if (inf != NULL) {
-		info[0] = '/';
-		strcpy(info + 1, inf);
-	}
+		return response_error(c, r, rp, 503);
 	if (CONFIG_CGI_MAX_BODY >= 0) {
 		if (r->req_clen > CONFIG_CGI_MAX_BODY)
 			return response_error(c, r, rp, 413);
-		b->b_max = CONFIG_CGI_MAX_BODY;
+		c->c_body->b_max = CONFIG_CGI_MAX_BODY;
 	}
 	if (CONFIG_CGI_MAX > 0 &&
 	    __atomic_add_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL) > CONFIG_CGI_MAX) {
 		__atomic_sub_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL);
-		return response_error_hdr(c, r, rp, 503, "Retry-After: 1\r\n");
+		return response_error(c, r, rp, 503);
 	}
 
-	memset(&g, 0, offsetof(struct cgi, g_head));
+	memset(&g, 0, offsetof(struct cgi, g_ebuf));
 	g.g_conn = c;
 	g.g_req = r;
-	g.g_rp = rp;
-	/* in c_path, which no body read touches (see struct conn) */
-	g.g_script = script;
-	g.g_clen = -1;
-	{
-		const char *base = strrchr(script, '/');
-
-		base = base != NULL ? base + 1 : script;
-		g.g_nph = strncmp(base, "nph-", 4) == 0;
-		/* the program runs in its own directory */
-		snprintf(dir, sizeof(dir), "%s/%.*s", CONFIG_CGI_DIR,
-		    (int)(base - script), script);
-	}
-	rp->rp_status = 500;
-	rp->rp_bytes = 0;
-	buf_init(&env.e_b, envbuf, sizeof(envbuf));
-	if (env_build(&env, c, r, script, info) == -1) {
-		log_warn("cgi %s: environment too large", script);
-		rc = response_error(c, r, rp, 500);
+	g.g_script = script;	/* in req_decoded, which nothing else writes */
+	g.g_in = g.g_out = g.g_err = -1;
+	g.g_watch = POLLRDHUP;
+	if ((rc = cgi_start(&g, script, inf)) != 0) {
+		rc = response_error(c, r, rp, -rc);
 		goto out;
 	}
-	if (cgi_spawn(&g, script, env.e_v, dir) == -1) {
-		log_warn("cgi %s: cannot start: %s", script, strerror(errno));
-		rc = response_error(c, r, rp, errno == EACCES ? 403 : 500);
-		goto out;
-	}
-
-	deadline = now_ms() + CONFIG_CGI_TIMEOUT * 1000LL;
-	body_done = !body_pending(b);
-	if (body_done) {
+	g.g_deadline = now_ms() + CONFIG_CGI_TIMEOUT * 1000LL;
+	if (!body_pending(c->c_body)) {
+		g.g_body_done = 1;
 		close(g.g_in);
 		g.g_in = -1;
 	}
-	rc = 0;
-	status = 0;
-	/* until its stdout ends: a program that closes it and lingers must
-	 * not hold the reply back (its later stderr is not read) */
-	while (g.g_out != -1) {
-		/* the next piece of the request body, when the last is out */
-		if (!body_done && inlen == 0) {
-			b->b_deadline = deadline;	/* no wait past CGI_TIMEOUT */
-			if ((n = body_read(c, b, in, sizeof(in))) > 0) {
-				inlen = (size_t)n;
-				inoff = 0;
-			} else if (n < 0) {
-				/* 400, 413, or the client gone or stalled before
-				 * the body's end: the program must not take a
-				 * cut body for a whole one (a chunked one has
-				 * no CONTENT_LENGTH to tell it) */
-				cgi_kill(&g);
-				g.g_pid = 0;
-				c->c_close = 1;
-				status = g.g_sent ? -1 : n < -1 ? (int)-n :
-				    now_ms() >= deadline ? 504 : 408;
-				if (status == 504)
-					log_warn("cgi %s: timed out after %d s",
-					    g.g_script, CONFIG_CGI_TIMEOUT);
-				break;
-			} else {
-				body_done = 1;
-				close(g.g_in);
-				g.g_in = -1;
-			}
-		}
-		np = 0;
-		if (g.g_in != -1 && inlen > 0)
-			pfd[np++] = (struct pollfd){ .fd = g.g_in, .events = POLLOUT };
-		if (g.g_out != -1)
-			pfd[np++] = (struct pollfd){ .fd = g.g_out, .events = POLLIN };
-		if (g.g_err != -1)
-			pfd[np++] = (struct pollfd){ .fd = g.g_err, .events = POLLIN };
-		/* a client that hangs up ends the program (POLLHUP and
-		 * POLLERR are reported whatever events asks for) */
-		pfd[np++] = (struct pollfd){ .fd = conn_socket(c),
-		    .events = watch };
-		n = deadline - now_ms();
-		if (n <= 0 || (ev = poll(pfd, (nfds_t)np, (int)n)) == 0) {
-			log_warn("cgi %s: timed out after %d s", g.g_script,
-			    CONFIG_CGI_TIMEOUT);
-			cgi_kill(&g);
-			g.g_pid = 0;
-			status = g.g_sent ? -1 : 504;
-			break;
-		}
-		if (ev == -1) {
-			if (errno == EINTR)
-				continue;
-			status = 500;
-			break;
-		}
-		for (int i = 0; i < np; i++) {
-			if (pfd[i].revents == 0)
-				continue;
-			if (pfd[i].fd == conn_socket(c)) {
-				if (pfd[i].revents & (POLLHUP | POLLERR)) {
-					status = -1;	/* gone */
-					goto done;
-				}
-				if (pfd[i].revents & POLLRDHUP)
-					watch = cgi_half_closed(&g, body_done);
-			} else if (pfd[i].fd == g.g_in) {
-				n = write(g.g_in, in + inoff, inlen);
-				if (n > 0) {
-					inoff += (size_t)n;
-					inlen -= (size_t)n;
-				} else if (n == -1 && errno != EAGAIN &&
-				    errno != EINTR) {
-					/* it does not want the rest */
-					close(g.g_in);
-					g.g_in = -1;
-					inlen = 0;
-					body_done = 1;
-				}
-			} else {
-				int *fdp = pfd[i].fd == g.g_out ? &g.g_out :
-				    &g.g_err;
-
-				n = read(*fdp, io, sizeof(io));
-				if (n == -1 && (errno == EINTR || errno == EAGAIN))
-					continue;
-				if (n <= 0) {
-					close(*fdp);
-					*fdp = -1;
-					continue;
-				}
-				if (fdp == &g.g_err) {
-					cgi_stderr(&g, io, (size_t)n);
-					continue;
-				}
-				if ((rc = cgi_output(&g, io, (size_t)n)) != 0) {
-					status = rc == 1 ? 0 : -1;
-					goto done;
-				}
-			}
-		}
-	}
- done:
-	if (g.g_elen > 0)
-		cgi_stderr(&g, "\n", 1);
-	if (g.g_in != -1)
-		close(g.g_in);
-	if (g.g_out != -1)
-		close(g.g_out);
-	if (g.g_err != -1)
-		close(g.g_err);
-	if (g.g_pid > 0 && (status == -1 || g.g_redirect != NULL)) {
-		cgi_kill(&g);
-		g.g_pid = 0;
-	}
-	/* the reply is finished before waiting for the program to exit */
-	if (status != -1 && g.g_redirect == NULL && g.g_sent && g.g_chunked &&
-	    conn_write(c, "0\r\n\r\n", 5) == -1)
-		status = -1;
-	if (g.g_pid > 0)
-		cgi_reap(&g, deadline);
-
-	if (status == -1) {		/* the client is gone or cut off */
-		rc = -1;
-	} else if (g.g_redirect != NULL) {
-		/* serve the local Location as a GET (or HEAD) of our own; a
-		 * program's path goes back to the client (302), so that a
-		 * program's source is never served as a file */
-		char *q = strchr(g.g_redirect, '?'), *rpath;
-		ssize_t rlen;
-
-		if (r->req_method != M_HEAD)
-			r->req_method = M_GET;
-		r->req_target = g.g_redirect;
-		r->req_target_len = strlen(g.g_redirect);
-		r->req_path_len = q != NULL ? (size_t)(q - g.g_redirect) :
-		    r->req_target_len;
-		r->req_query = q != NULL ? q + 1 : NULL;
-		r->req_query_len = q != NULL ? strlen(q + 1) : 0;
-		r->req_range = r->req_if_range = NULL;
-		/* decided on the decoded, normalised path, as route.c does:
-		 * "/./cgi-bin/x" names a program too */
-		if (file_path(c, r, &rpath, &rlen, 0) == 0 &&
-		    cgi_below(rpath, rlen)) {
-			char head[HEAD_ROOM + CGI_HEAD_MAX];
-			struct buf hb;
-
-			buf_init(&hb, head, sizeof(head));
-			response_head(&hb, 302, r->req_minor, c);
-			buf_lit(&hb, "Location: ");
-			buf_str(&hb, g.g_redirect);
-			buf_lit(&hb, "\r\nContent-Length: 0\r\n\r\n");
-			rp->rp_status = 302;
-			rc = hb.b_over ? response_error(c, r, rp, 502) :
-			    conn_write(c, head, buf_len(&hb));
-			goto out;
-		}
-		rc = file_serve(c, r, rp);
-	} else if (g.g_sent) {
-		if (g.g_clen > 0 && g.g_left > 0)
-			rc = -1;	/* it sent less than it announced */
-		else
-			rc = 0;
-	} else {
-		if (status == 0)
-			status = g.g_status != 0 ? g.g_status : 500;
-		if (status == 500)
-			log_warn("cgi %s: no header block before it ended",
-			    g.g_script);
-		rc = response_error(c, r, rp, status);
-	}
+	rc = cgi_run(&g, rp);
+	cgi_finish(&g);
+	if (rc == 1)
+		rc = cgi_redirect(&g, rp);
+	else if (g.g_fail == -1)
+		rc = -1;	/* cut off after its head went out */
  out:
 	if (CONFIG_CGI_MAX > 0)
 		__atomic_sub_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL);

@@ -2,7 +2,7 @@
 #ifndef MRHTTPD_CGI_H
 #define MRHTTPD_CGI_H
 
-#include "mrhttpd.h"
+#include "response.h"
 
 /* A program's header block, parsed (cgi_parse_head). */
 struct cgi_head {
@@ -14,8 +14,6 @@ struct cgi_head {
 int	 cgi_parse_head(char *, size_t, struct cgi_head *);
 
 #if ENABLE_CGI
-/* Is the request's path below CGI_PATH (so any method runs a program)? */
-int	 cgi_match(struct conn *, struct request *);
 /* Is a decoded, normalised path CGI_PATH or below it? */
 int	 cgi_below(const char *, ssize_t);
 /*
@@ -24,12 +22,6 @@ int	 cgi_below(const char *, ssize_t);
  */
 int	 cgi_serve(struct conn *, struct request *, struct reply *);
 #else
-static inline int
-cgi_match(struct conn *c, struct request *r)
-{
-	(void)c; (void)r;
-	return 0;
-}
 static inline int
 cgi_below(const char *path, ssize_t len)
 {

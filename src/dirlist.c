@@ -64,19 +64,16 @@
 #include "dirlist.h"
 
 enum {
-	DL_OUT = 4096,		/* output buffer: one chunk with its framing */
-	DL_PRE = 6,		/* before the data: the chunk size, "fff\r\n" */
-	DL_POST = 7,		/* after: "\r\n", then "0\r\n\r\n" at the end */
+	DL_OUT = 4096,		/* output buffer: one piece of the stream */
 	DL_DENTS = 2048,	/* getdents64 buffer: 7 or more entries */
 	DL_CHAR = 8,		/* the longest escape of one character */
 	DL_NUM = 48,		/* room for a number or a date */
 };
 
-/* The head is built in the output buffer. */
-extern char dirlist_head_fits[HEAD_ROOM + 128 < DL_OUT ? 1 : -1];
-
 static const char *const dl_type[] = {
-	"", "application/json", "application/xml", "text/html; charset=utf-8",
+	[LIST_JSON] = "application/json",
+	[LIST_XML] = "application/xml",
+	[LIST_HTML] = "text/html; charset=utf-8",
 };
 
 /* The kernel's record, as getdents64(2) documents it. */
@@ -88,15 +85,13 @@ struct dl_dent {
 	char		 d_name[];
 };
 
-/* The body being written: data gathers in o_buf until it is a chunk. */
+/* The body being written: data gathers in o_buf until it is a piece of
+ * the stream. */
 struct dl_out {
-	struct conn	*o_c;
-	struct buf	 o_b;		/* the data, between the chunk's size
-					 * line and its end */
-	int		 o_chunked;
+	struct stream	*o_st;
+	struct buf	 o_b;		/* the data */
 	int		 o_err;		/* a write failed: send nothing more */
 	int		 o_count;	/* entries written */
-	long long	 o_bytes;	/* data sent, without chunk framing */
 	char		 o_buf[DL_OUT];
 };
 
@@ -113,7 +108,6 @@ static void	 dl_begin(struct dl_out *, const char *, size_t, int);
 static void	 dl_entry(struct dl_out *, int, const char *, size_t,
 		    unsigned char, int, const char *, size_t);
 static void	 dl_end(struct dl_out *);
-static ssize_t	 dl_getdents(int, void *, size_t);
 
 #define out_lit(o, lit)	out_put((o), (lit), sizeof(lit) - 1)
 
@@ -128,49 +122,18 @@ out_room(struct dl_out *o, size_t n)
 }
 
 /*
- * Sends the data gathered, as one chunk with its size line and CRLF in
- * one write; with last set, the zero-size chunk that ends the body goes
- * in the same write.  All but the last are sent with MSG_MORE, so the
- * kernel fills whole segments.  A failed write sets o_err for good.
+ * Passes the data gathered on; with last set, as the body's last piece.
+ * A failed write sets o_err for good.
  */
 static void
 out_flush(struct dl_out *o, int last)
 {
-	char *data = o->o_buf + DL_PRE, *s = data, *e = o->o_b.b_p;
 	size_t n = buf_len(&o->o_b);
-	struct iovec iov;
-	struct buf b;
 
-	buf_init(&o->o_b, data, DL_OUT - DL_PRE - DL_POST);
-	if (o->o_err)
-		return;
-	if (o->o_chunked) {
-		if (n > 0) {
-			char hex[DL_PRE];
-
-			/* the size line right before the data */
-			buf_init(&b, hex, sizeof(hex));
-			buf_hex(&b, n, 1);
-			buf_lit(&b, "\r\n");
-			s = data - buf_len(&b);
-			memcpy(s, hex, buf_len(&b));	/* DL_PRE bytes at most */
-		}
-		/* the DL_POST bytes behind the data */
-		buf_init(&b, e, DL_POST);
-		if (n > 0)
-			buf_lit(&b, "\r\n");
-		if (last)
-			buf_lit(&b, "0\r\n\r\n");
-		e = b.b_p;
-	}
-	if (e == s)
-		return;
-	iov.iov_base = s;
-	iov.iov_len = (size_t)(e - s);
-	if (conn_writev(o->o_c, &iov, 1, !last ? IO_MORE : 0) == -1)
+	buf_init(&o->o_b, o->o_buf, sizeof(o->o_buf));
+	if (!o->o_err && (last ? stream_last(o->o_st, o->o_buf, n) :
+	    stream_put(o->o_st, o->o_buf, n)) == -1)
 		o->o_err = 1;
-	else
-		o->o_bytes += (long long)n;
 }
 
 static void
@@ -250,9 +213,9 @@ out_text(struct dl_out *o, const char *s, size_t n)
 		if ((len = utf8_next(u + i, n - i, &cp)) == 0) {
 			len = 1;
 			bad = 1;
-		} else if (CONFIG_AUTO_INDEX == 1)
+		} else if (CONFIG_AUTO_INDEX == LIST_JSON)
 			bad = 0;
-		else if (CONFIG_AUTO_INDEX == 2)
+		else if (CONFIG_AUTO_INDEX == LIST_XML)
 			/* XML 1.0 Char: no C0 but tab, LF, CR; no U+FFFE/F */
 			bad = (cp < 0x20 && cp != '\t' && cp != '\n' &&
 			    cp != '\r') || cp == 0xfffe || cp == 0xffff;
@@ -264,13 +227,13 @@ out_text(struct dl_out *o, const char *s, size_t n)
 			    (cp & 0xfffe) == 0xfffe;
 		i += len;
 		if (bad) {
-			if (CONFIG_AUTO_INDEX == 1)
+			if (CONFIG_AUTO_INDEX == LIST_JSON)
 				buf_lit(&o->o_b, "\\ufffd");
 			else
 				buf_lit(&o->o_b, "\xef\xbf\xbd");
 			continue;
 		}
-		if (CONFIG_AUTO_INDEX == 1) {
+		if (CONFIG_AUTO_INDEX == LIST_JSON) {
 			if (cp == '"' || cp == '\\') {
 				buf_char(&o->o_b, '\\');
 				buf_char(&o->o_b, (char)cp);
@@ -405,14 +368,14 @@ dl_begin(struct dl_out *o, const char *path, size_t len, int root)
 	time_t now;
 
 	(void)http_date_now(&now);
-	if (CONFIG_AUTO_INDEX == 1) {
+	if (CONFIG_AUTO_INDEX == LIST_JSON) {
 		out_lit(o, "{\"path\":\"");
 		out_text(o, path, len);
 		out_lit(o, "\",\"timestamp\":\"");
 		out_time(o, now, 1);
 		out_lit(o, "\",\"server\":\"mrhttpd/" MRHTTPD_VERSION
 		    "\",\"entries\":[");
-	} else if (CONFIG_AUTO_INDEX == 2) {
+	} else if (CONFIG_AUTO_INDEX == LIST_XML) {
 		out_lit(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 		if (sizeof(CONFIG_XSLT_HEADER) > 1)
 			out_lit(o, CONFIG_XSLT_HEADER "\n");
@@ -475,7 +438,7 @@ dl_entry(struct dl_out *o, int dirfd, const char *name, size_t len,
 	if (pass == 0 ? !dir : !S_ISREG(st.st_mode))
 		return;
 
-	if (CONFIG_AUTO_INDEX == 3) {
+	if (CONFIG_AUTO_INDEX == LIST_HTML) {
 		out_lit(o, "<tr><td><a href=\"");
 		if (baselen > 0) {
 			out_href(o, base, baselen);
@@ -505,7 +468,7 @@ dl_entry(struct dl_out *o, int dirfd, const char *name, size_t len,
 		type = "dir";
 	else if ((type = mime_lookup(name, len)) == NULL)
 		type = "application/octet-stream";
-	if (CONFIG_AUTO_INDEX == 1) {
+	if (CONFIG_AUTO_INDEX == LIST_JSON) {
 		if (o->o_count > 0)
 			out_lit(o, ",");
 		out_lit(o, "\n{\"name\":\"");
@@ -534,57 +497,104 @@ dl_entry(struct dl_out *o, int dirfd, const char *name, size_t len,
 static void
 dl_end(struct dl_out *o)
 {
-	if (CONFIG_AUTO_INDEX == 1)
+	if (CONFIG_AUTO_INDEX == LIST_JSON)
 		out_lit(o, "\n]}\n");
-	else if (CONFIG_AUTO_INDEX == 2)
+	else if (CONFIG_AUTO_INDEX == LIST_XML)
 		out_lit(o, "</directory>\n");
 	else
 		out_lit(o, "</tbody>\n</table>\n</body>\n</html>\n");
 }
 
-/* getdents64(2): bytes of records read, 0 at the end, -1 on error. */
-static ssize_t
-dl_getdents(int fd, void *buf, size_t n)
-{
-	long r;
+/* A listing being made: what dirlist_serve found, for dl_stream. */
+struct dl_list {
+	union {
+		char		 b[DL_DENTS];
+		uint64_t	 align;	/* the records hold 64-bit fields */
+	} l_dents;
+	ssize_t		 l_n;		/* bytes in l_dents, read already */
+	int		 l_dirfd;
+	const char	*l_path;	/* the path to show */
+	size_t		 l_len;
+	int		 l_root;
+	const char	*l_base;	/* see dirlist_serve */
+	size_t		 l_baselen;
+};
 
-	do
-		r = syscall(SYS_getdents64, fd, buf, n);
-	while (r == -1 && errno == EINTR);
-	return (ssize_t)r;
+/*
+ * The listing's body, a stream: directories first, in two passes, as
+ * nothing is kept between them.  Returns 0, or -1 when the directory
+ * could not be read to its end or the client is gone: the body is then
+ * cut short (for HTTP/1.1, no last chunk), as a well-formed end would
+ * pass a partial listing off as the whole.
+ */
+static int
+dl_stream(void *arg, struct stream *st)
+{
+	struct dl_list *l = arg;
+	struct dl_out o;
+	struct dl_dent *d;
+	ssize_t n = l->l_n;
+	size_t off, namelen;
+	int pass;
+
+	memset(&o, 0, offsetof(struct dl_out, o_buf));
+	o.o_st = st;
+	buf_init(&o.o_b, o.o_buf, sizeof(o.o_buf));
+	dl_begin(&o, l->l_path, l->l_len, l->l_root);
+	for (pass = 0; pass < 2 && !o.o_err; pass++) {
+		if (pass > 0 && (lseek(l->l_dirfd, 0, SEEK_SET) == -1 ||
+		    (n = dir_read(l->l_dirfd, l->l_dents.b,
+		    sizeof(l->l_dents.b))) == -1))
+			goto truncated;
+		while (n > 0 && !o.o_err) {
+			for (off = 0; off + offsetof(struct dl_dent, d_name) <
+			    (size_t)n; off += d->d_reclen) {
+				d = (struct dl_dent *)(void *)(l->l_dents.b + off);
+				if (d->d_reclen <= offsetof(struct dl_dent,
+				    d_name) || d->d_reclen > (size_t)n - off)
+					break;	/* never from a sane kernel */
+				namelen = strnlen(d->d_name, d->d_reclen -
+				    offsetof(struct dl_dent, d_name));
+				dl_entry(&o, l->l_dirfd, d->d_name, namelen,
+				    d->d_type, pass, l->l_base, l->l_baselen);
+			}
+			if ((n = dir_read(l->l_dirfd, l->l_dents.b,
+			    sizeof(l->l_dents.b))) == -1)
+				goto truncated;
+		}
+	}
+	dl_end(&o);
+	out_flush(&o, 1);
+	return o.o_err ? -1 : 0;
+
+ truncated:
+	out_flush(&o, 0);
+	return -1;
 }
 
 int
 dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 {
-	union {
-		char		 b[DL_DENTS];
-		uint64_t	 align;	/* the records hold 64-bit fields */
-	} dents;
-	struct dl_out o;
-	struct dl_dent *d;
-	const char *base = "";
-	char *path;
-	ssize_t n, len;
-	size_t off, namelen, baselen = 0, pfx = sizeof(CONFIG_PATH_PREFIX) - 1;
-	int head = r->req_method == M_HEAD, root, pass;
+	char fields[128], shown[PATH_MAX_LEN];
+	struct dl_list l = { .l_dirfd = dirfd, .l_base = "" };
+	struct response rs;
+	char *path = shown;
+	ssize_t len;
+	size_t pfx = sizeof(CONFIG_PATH_PREFIX) - 1;
 
 	/*
 	 * The first read comes before the status line, so that a directory
 	 * that cannot be read gets an error status rather than a 200 with
 	 * an empty listing.
 	 */
-	if ((n = dl_getdents(dirfd, dents.b, sizeof(dents.b))) == -1)
-		return response_error(c, r, rp, errno == ENOENT ? 404 :
-		    errno == EACCES ? 403 : 500);
+	if ((l.l_n = dir_read(dirfd, l.l_dents.b, sizeof(l.l_dents.b))) == -1)
+		return response_error(c, r, rp, errno_status(errno, 0));
 
 	/*
-	 * The path to show: the request's, with PATH_PREFIX, decoded and
-	 * normalised into the request's path buffer (see struct conn),
-	 * which file_serve is done with.  Should that fail, the
-	 * target as sent is shown instead, escaped all the same.
+	 * The path to show: the request's with PATH_PREFIX (which
+	 * req_decoded is without), decoded and normalised.  Should that
+	 * fail, the target as sent is shown instead, escaped all the same.
 	 */
-	path = c->c_path;
 	if ((len = url_decode(r->req_target, r->req_path_len, path,
 	    PATH_MAX_LEN)) < 0 || (len = path_normalize(path)) < 0) {
 		path = (char *)r->req_target;
@@ -595,83 +605,25 @@ dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 		 * relative links must then go through the prefix's last
 		 * segment, or "a" would resolve to "/a".
 		 */
-		for (base = path + len; base[-1] != '/'; base--)
+		for (l.l_base = path + len; l.l_base[-1] != '/'; l.l_base--)
 			;
-		baselen = (size_t)(path + len - base);
+		l.l_baselen = (size_t)(path + len - l.l_base);
 	}
-	root = len == 1 || (ENABLE_PATH_PREFIX && (size_t)len >= pfx &&
+	l.l_path = path;
+	l.l_len = (size_t)len;
+	l.l_root = len == 1 || (ENABLE_PATH_PREFIX && (size_t)len >= pfx &&
 	    (size_t)len <= pfx + 1 && memcmp(path, CONFIG_PATH_PREFIX,
 	    pfx) == 0 && ((size_t)len == pfx || path[pfx] == '/'));
 
-	memset(&o, 0, offsetof(struct dl_out, o_buf));
-	o.o_c = c;
-	o.o_chunked = r->req_minor >= 1;
-	/* HTTP/1.0 has no other way to say where the body ends */
-	if (!head && !o.o_chunked)
-		c->c_close = 1;
-	/* a HEAD gets what a GET would, Transfer-Encoding too (RFC 9112
-	 * 6.1 allows it), and no body, so its connection can stay open */
-	buf_init(&o.o_b, o.o_buf, sizeof(o.o_buf));
-	response_head(&o.o_b, 200, r->req_minor, c);
-	buf_lit(&o.o_b, "Content-Type: ");
-	buf_str(&o.o_b, dl_type[CONFIG_AUTO_INDEX]);
+	response_init(&rs, 200, fields, sizeof(fields));
+	response_field(&rs, "Content-Type", dl_type[CONFIG_AUTO_INDEX]);
 	/* listings change without their directory's files changing */
-	buf_lit(&o.o_b, "\r\nCache-Control: no-cache\r\n"
-	    "X-Content-Type-Options: nosniff\r\n");
-	if (o.o_chunked)
-		buf_lit(&o.o_b, "Transfer-Encoding: chunked\r\n");
-	buf_lit(&o.o_b, "\r\n");
-	rp->rp_status = 200;
-	rp->rp_bytes = 0;
-	{
-		struct iovec iov = { .iov_base = o.o_buf,
-		    .iov_len = buf_len(&o.o_b) };
-
-		if (o.o_b.b_over)
-			return response_error(c, r, rp, 500);
-		if (conn_writev(c, &iov, 1, !head ? IO_MORE : 0) == -1)
-			return -1;
-	}
-	if (head)
-		return 0;
-
-	/* the same layout without chunks, for one code path */
-	buf_init(&o.o_b, o.o_buf + DL_PRE, DL_OUT - DL_PRE - DL_POST);
-	dl_begin(&o, path, (size_t)len, root);
-	/* directories first: two passes, as nothing is kept between them */
-	for (pass = 0; pass < 2 && !o.o_err; pass++) {
-		if (pass > 0 && (lseek(dirfd, 0, SEEK_SET) == -1 ||
-		    (n = dl_getdents(dirfd, dents.b, sizeof(dents.b))) == -1))
-			goto truncated;
-		while (n > 0 && !o.o_err) {
-			for (off = 0; off + offsetof(struct dl_dent, d_name) <
-			    (size_t)n; off += d->d_reclen) {
-				d = (struct dl_dent *)(void *)(dents.b + off);
-				if (d->d_reclen <= offsetof(struct dl_dent,
-				    d_name) || d->d_reclen > (size_t)n - off)
-					break;	/* never from a sane kernel */
-				namelen = strnlen(d->d_name, d->d_reclen -
-				    offsetof(struct dl_dent, d_name));
-				dl_entry(&o, dirfd, d->d_name, namelen,
-				    d->d_type, pass, base, baselen);
-			}
-			if ((n = dl_getdents(dirfd, dents.b,
-			    sizeof(dents.b))) == -1)
-				goto truncated;
-		}
-	}
-	dl_end(&o);
-	out_flush(&o, 1);
-	rp->rp_bytes = o.o_bytes;
-	return o.o_err ? -1 : 0;
-
- truncated:
-	/*
-	 * The directory could not be read to its end.  Closing without the
-	 * last chunk tells an HTTP/1.1 client the listing is incomplete; a
-	 * well-formed end would pass a partial listing off as the whole.
-	 */
-	out_flush(&o, 0);
-	rp->rp_bytes = o.o_bytes;
-	return -1;
+	response_field(&rs, "Cache-Control", "no-cache");
+	response_field(&rs, "X-Content-Type-Options", "nosniff");
+	rs.rs_src = SRC_STREAM;
+	rs.rs_len = -1;
+	rs.rs_cork = 1;
+	rs.rs_stream = dl_stream;
+	rs.rs_arg = &l;
+	return response_send(c, r, rp, &rs);
 }

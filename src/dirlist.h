@@ -2,9 +2,10 @@
 #ifndef MRHTTPD_DIRLIST_H
 #define MRHTTPD_DIRLIST_H
 
-#include "mrhttpd.h"
+#include "response.h"
 
-enum { FILE_LISTING = 2 };	/* file_open: -FILE_LISTING means "list it" */
+/* AUTO_INDEX's values: the listing's format. */
+enum { LIST_OFF, LIST_JSON, LIST_XML, LIST_HTML };
 
 #if ENABLE_AUTO_INDEX
 /*

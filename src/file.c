@@ -12,43 +12,12 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "mrhttpd.h"
+#include "response.h"
 #include "cgi.h"
 #include "dirlist.h"
 
-/*
- * The head and, when it fits, a small body are built in one buffer and go
- * out in one writev; bigger bodies follow the head with sendfile.  The
- * buffer is kept to half a page so that a connection's thread touches as
- * few stack pages as possible (each one is resident memory).
- */
-enum {
-	OUT_SIZE = 2048,
-};
-/* file_serve's head, with its ETag, type, dates and ranges, fits */
-extern char file_head_fits[HEAD_ROOM + 400 <= OUT_SIZE ? 1 : -1];
-
-/* Maps errno from open/fstat to a status, once (OpenBSD server_file.c style). */
-static int
-errno_status(int e)
-{
-	switch (e) {
-	case ENOENT:
-	case ENOTDIR:
-		return 404;
-	case EACCES:
-	case ELOOP:	/* a link, where FOLLOW_SYMLINKS=0 refuses them */
-	case EXDEV:	/* one that leads out of PUBLIC_DIR (openat2) */
-		return 403;
-	case ENAMETOOLONG:
-		return 414;
-	case EMFILE:
-	case ENFILE:
-		return 503;	/* out of descriptors: try again later */
-	default:
-		return 500;
-	}
-}
+/* file_serve's fields: its ETag, type, dates and ranges */
+enum { FIELDS_SIZE = 512 };
 
 enum {
 	EXT_MAX = 4,		/* EXT_FILE_CMD programs running at once */
@@ -223,26 +192,25 @@ static int
 redirect_dir(struct conn *c, struct request *r, struct reply *rp,
     const char *path, size_t len)
 {
-	char head[HEAD_ROOM + 4096];
-	struct buf b;
+	char fields[HEAD_ROOM + 4096];
+	struct response rs;
+	struct buf *b;
 
-	buf_init(&b, head, sizeof(head));
-	response_head(&b, 301, r->req_minor, c);
-	buf_lit(&b, "Location: " CONFIG_PATH_PREFIX);
-	buf_url(&b, path, len, 1);
-	buf_char(&b, '/');
+	response_init(&rs, 301, fields, sizeof(fields));
+	b = response_field_begin(&rs, "Location");
+	buf_lit(b, CONFIG_PATH_PREFIX);
+	buf_url(b, path, len, 1);
+	buf_char(b, '/');
 	if (r->req_query != NULL && !r->req_qhack) {
 		/* as sent: visible ASCII and obs-text only (request.c); under
 		 * QUERY_HACK it is part of the path, encoded above */
-		buf_char(&b, '?');
-		buf_add(&b, r->req_query, r->req_query_len);
+		buf_char(b, '?');
+		buf_add(b, r->req_query, r->req_query_len);
 	}
-	buf_lit(&b, "\r\nContent-Length: 0\r\n\r\n");
-	if (b.b_over)
+	response_field_end(&rs);
+	if (b->b_over)
 		return response_error(c, r, rp, 414);
-	rp->rp_status = 301;
-	rp->rp_bytes = 0;
-	return conn_write(c, head, buf_len(&b));
+	return response_send(c, r, rp, &rs);
 }
 
 /*
@@ -265,8 +233,9 @@ struct fcache {
 	struct timespec	 fc_mtime;
 	time_t		 fc_checked;
 	time_t		 fc_lm;		/* Last-Modified: mtime, not after now */
-	char		 fc_lastmod[29];
+	char		 fc_lastmod[30];	/* an HTTP-date */
 	char		 fc_etag[64];	/* strong: "inode-size-mtime", quoted */
+	size_t		 fc_etag_len;
 	char		 fc_typebuf[80];	/* EXT_FILE_CMD's answer */
 };
 static __thread struct fcache fcache[FC_ENTRIES];
@@ -387,12 +356,12 @@ fcache_fill(struct fcache *e, int fd, const struct stat *st, const char *type,
 	e->fc_mtime = st->st_mtim;
 	e->fc_checked = now;
 	/* a modification time in the future is clamped to now, one before
-	 * year 0 to year 0 (fmt_http_date's range), so the date sent is the
+	 * year 0 to year 0 (http_date_fmt's range), so the date sent is the
 	 * one conditional requests are compared with */
 	e->fc_lm = st->st_mtime > now ? now : st->st_mtime;
 	if ((long long)e->fc_lm < DATE_MIN)
 		e->fc_lm = (time_t)DATE_MIN;
-	fmt_http_date(e->fc_lastmod, e->fc_lm);
+	*http_date_fmt(e->fc_lastmod, e->fc_lm) = '\0';
 	/* changes with any replacement or write of the file */
 	buf_init(&b, e->fc_etag, sizeof(e->fc_etag) - 1);
 	buf_char(&b, '"');
@@ -404,6 +373,7 @@ fcache_fill(struct fcache *e, int fd, const struct stat *st, const char *type,
 	buf_char(&b, '.');
 	buf_hex(&b, (unsigned long long)st->st_mtim.tv_nsec, 0);
 	buf_char(&b, '"');
+	e->fc_etag_len = buf_len(&b);
 	buf_cstr(&b);
 }
 
@@ -660,17 +630,63 @@ open_beneath(int dirfd, const char *rel, int flags)
 }
 
 /*
+ * What a path names, found by file_get(): a file (lk_e: cached, or
+ * lk_tmp whose descriptor the caller closes), a directory to list (its
+ * descriptor, which the caller closes), a directory named without its
+ * slash, or an error status.
+ */
+enum found { FOUND_FILE, FOUND_LISTING, FOUND_NO_SLASH, FOUND_ERROR };
+
+struct lookup {
+	enum found	 lk_found;
+	int		 lk_status;	/* FOUND_ERROR's */
+	int		 lk_dirfd;	/* FOUND_LISTING's */
+	struct fcache	*lk_e;		/* FOUND_FILE's */
+	int		 lk_cached;
+	struct fcache	 lk_tmp;
+	char		 lk_type[80];	/* EXT_FILE_CMD's answer */
+};
+
+/* Sets lk to an error from errno, closing fd; returns -1. */
+static int
+lookup_failed(struct lookup *lk, int fd)
+{
+	int e = errno;
+
+	if (fd != -1)
+		close(fd);
+	lk->lk_found = FOUND_ERROR;
+	lk->lk_status = errno_status(e, 0);
+	return -1;
+}
+
+/* The type of a file the suffix table does not know. */
+static const char *
+unknown_type(struct lookup *lk, const char *path, const struct stat *st)
+{
+	if (ENABLE_EXT_FILE_CMD && ext_cached(st, lk->lk_type,
+	    sizeof(lk->lk_type), NULL))
+		return lk->lk_type;
+	if (ENABLE_EXT_FILE_CMD && ext_file_type(path, lk->lk_type,
+	    sizeof(lk->lk_type)) == 0) {
+		(void)ext_cached(st, NULL, 0, lk->lk_type);
+		return lk->lk_type;
+	}
+	return "application/octet-stream";
+}
+
+/*
  * Opens what path names: the file, or a directory's index.  Returns the
- * descriptor with *st filled and *type set, or -status (a 301 for a
- * directory without its slash).
+ * descriptor with *st and *type set, or -1 with lk saying what was found
+ * instead.
  */
 static int
-file_open(char *path, size_t len, struct stat *st, const char **type,
-    char *typebuf, size_t typesz, int *dirfd)
+file_open(struct lookup *lk, char *path, size_t len, struct stat *st,
+    const char **type)
 {
 	const char *name = path;
 	size_t namelen = len;
-	int fd, dfd, e;
+	int fd, dfd;
 
 	fd = open_beneath(settings.set_public_fd, len > 1 ? path + 1 : ".",
 	    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -680,11 +696,12 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 		fd = open_beneath(settings.set_public_fd, len > 1 ? path + 1 :
 		    ".", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd == -1 || fstat(fd, st) == -1)
-		goto fail;
+		return lookup_failed(lk, fd);
 	if (S_ISDIR(st->st_mode)) {
 		if (path[len - 1] != '/') {
 			close(fd);
-			return -301;
+			lk->lk_found = FOUND_NO_SLASH;
+			return -1;
 		}
 		dfd = fd;	/* the directory's fd serves as openat's base */
 		fd = !ENABLE_DEFAULT_INDEX ? -1 : open_beneath(dfd,
@@ -692,176 +709,80 @@ file_open(char *path, size_t len, struct stat *st, const char **type,
 		    O_NOCTTY);
 		if (ENABLE_AUTO_INDEX && fd == -1 &&
 		    (!ENABLE_DEFAULT_INDEX || errno == ENOENT)) {
-			*dirfd = dfd;	/* no index file: list the directory */
-			return -FILE_LISTING;
+			lk->lk_found = FOUND_LISTING;	/* no index file */
+			lk->lk_dirfd = dfd;
+			return -1;
 		}
 		close(dfd);
 		if (!ENABLE_DEFAULT_INDEX)
-			return -403;
+			errno = EACCES;
 		if (fd == -1 || fstat(fd, st) == -1)
-			goto fail;
+			return lookup_failed(lk, fd);
 		name = CONFIG_DEFAULT_INDEX;
 		namelen = sizeof(CONFIG_DEFAULT_INDEX) - 1;
 	}
 	if (!S_ISREG(st->st_mode)) {
-		close(fd);
-		return -403;
+		errno = EACCES;
+		return lookup_failed(lk, fd);
 	}
-	if ((*type = mime_lookup(name, namelen)) == NULL) {
-		*type = "application/octet-stream";
-		if (ENABLE_EXT_FILE_CMD && name == path &&
-		    ext_cached(st, typebuf, typesz, NULL))
-			*type = typebuf;
-		else if (ENABLE_EXT_FILE_CMD && name == path &&
-		    ext_file_type(path, typebuf, typesz) == 0) {
-			(void)ext_cached(st, NULL, 0, typebuf);
-			*type = typebuf;
-		}
-	}
+	if ((*type = mime_lookup(name, namelen)) == NULL)
+		*type = name == path ? unknown_type(lk, path, st) :
+		    "application/octet-stream";
 	return fd;
-
- fail:
-	e = errno;
-	if (fd != -1)
-		close(fd);
-	return -errno_status(e);
 }
 
-/*
- * Finds path in this thread's cache, or opens it.  Returns 0 with *ep set
- * (*cachedp 0 when *ep is tmp and the caller must close its fd), -301 for
- * a directory without its slash, or -status.
- */
-static int
-file_get(char *path, size_t len, time_t now, int fresh, struct fcache *tmp,
-    struct fcache **ep, int *cachedp, char *typebuf, size_t typesz,
-    int *dirfd)
+/* Finds path in this thread's cache, or opens it.  Returns lk_found. */
+static enum found
+file_get(struct lookup *lk, char *path, size_t len, time_t now, int fresh)
 {
 	const char *type;
 	struct stat st;
 	int fd;
 
-	if ((*ep = fcache_find(path, len, now, fresh)) != NULL) {
-		*cachedp = 1;
-		return 0;
+	lk->lk_found = FOUND_FILE;
+	lk->lk_cached = 1;
+	if ((lk->lk_e = fcache_find(path, len, now, fresh)) != NULL)
+		return FOUND_FILE;
+	if ((fd = file_open(lk, path, len, &st, &type)) == -1)
+		return lk->lk_found;
+	if ((lk->lk_e = fcache_add(path, len, fd, &st, type, lk->lk_type,
+	    now)) == NULL) {
+		lk->lk_cached = 0;
+		lk->lk_e = &lk->lk_tmp;
+		fcache_fill(lk->lk_e, fd, &st, type, lk->lk_type, now);
 	}
-	if ((fd = file_open(path, len, &st, &type, typebuf, typesz, dirfd)) < 0)
-		return fd;
-	*cachedp = (*ep = fcache_add(path, len, fd, &st, type, typebuf,
-	    now)) != NULL;
-	if (!*cachedp) {
-		*ep = tmp;
-		fcache_fill(tmp, fd, &st, type, typebuf, now);
-	}
-	return 0;
+	return FOUND_FILE;
 }
 
 /* Does Accept-Encoding allow gzip (by name or by "*", with q above 0)? */
 static int
 accepts_gzip(const char *v)
 {
-	int star = 0, q, n;
+	struct list_item it;
+	const char *p;
+	int star = 0, q;
 
 	if (v == NULL)
 		return 0;
-	while (*v != '\0') {
-		while (*v == ' ' || *v == '\t' || *v == ',')
-			v++;
-		for (n = 0; v[n] != '\0' && v[n] != ',' && v[n] != ';' &&
-		    v[n] != ' ' && v[n] != '\t'; n++)
-			;
-		if (n == 0)
-			break;
+	while (list_next(&v, &it) && it.li_len > 0) {
 		/* q=0, q=0.0 and the like refuse; any other q accepts */
 		q = 1;
-		const char *p = v + n;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == ';') {
-			p++;
+		if ((p = it.li_params) != NULL) {
 			while (*p == ' ' || *p == '\t')
 				p++;
-			if ((p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
-				p += 2;
-				q = 0;
-				for (; *p != '\0' && *p != ','; p++)
+			if ((p[0] == 'q' || p[0] == 'Q') && p[1] == '=')
+				for (q = 0, p += 2; *p != '\0' && *p != ','; p++)
 					if (*p >= '1' && *p <= '9')
 						q = 1;
-			}
 		}
-		if ((n == 4 && strncasecmp(v, "gzip", 4) == 0) ||
-		    (n == 6 && strncasecmp(v, "x-gzip", 6) == 0))
+		if ((it.li_len == 4 && strncasecmp(it.li_name, "gzip", 4) == 0) ||
+		    (it.li_len == 6 && strncasecmp(it.li_name, "x-gzip", 6) == 0))
 			return q;
-		if (n == 1 && *v == '*')
+		if (it.li_len == 1 && *it.li_name == '*')
 			star = q;
-		while (*p != '\0' && *p != ',')
-			p++;
-		v = p;
 	}
 	return star;
 }
-
-/*
- * The file system path a request names: PATH_PREFIX checked and removed,
- * the query kept only under QUERY_HACK (when query_hack is set: not for
- * CGI, whose programs get it as QUERY_STRING), percent-decoded and
- * normalised into the request's own path buffer, c_path (see struct
- * conn), which nothing else writes.  Returns 0 with *pathp and *lenp set,
- * or -status.
- */
-int
-file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp,
-    int query_hack)
-{
-	const char *src = r->req_target;
-	size_t srclen = r->req_path_len;
-	int root_only = 0;
-	ssize_t len, q;
-	char *path = c->c_path;
-
-	/* PATH_PREFIX: required, and not part of the file's path */
-	if (ENABLE_PATH_PREFIX) {
-		size_t n = sizeof(CONFIG_PATH_PREFIX) - 1;
-
-		if (srclen < n || memcmp(src, CONFIG_PATH_PREFIX, n) != 0 ||
-		    (srclen > n && src[n] != '/'))
-			return -404;
-		src += n;
-		srclen -= n;
-		if (srclen == 0) {	/* "/prefix" alone: its root */
-			src = "/";
-			srclen = 1;
-			root_only = 1;
-		}
-	}
-	if (srclen >= PATH_MAX_LEN)
-		return -414;
-	if ((len = url_decode(src, srclen, path, PATH_MAX_LEN)) < 0)
-		return -400;
-	r->req_qhack = 0;
-	/* QUERY_HACK: "?query" is part of the file name below its prefix;
-	 * decoded on its own, as the target and the query need not be
-	 * next to each other (an absolute-form target without a path) */
-	if (ENABLE_QUERY_HACK && query_hack && r->req_query != NULL &&
-	    !root_only && strncmp(path, CONFIG_QUERY_HACK,
-	    sizeof(CONFIG_QUERY_HACK) - 1) == 0) {
-		if ((size_t)len + 2 >= PATH_MAX_LEN)
-			return -414;
-		path[len] = '?';
-		if ((q = url_decode(r->req_query, r->req_query_len,
-		    path + len + 1, PATH_MAX_LEN - (size_t)len - 1)) < 0)
-			return -400;
-		len += 1 + q;
-		r->req_qhack = 1;
-	}
-	if ((len = path_normalize(path)) < 0)
-		return -400;
-	*pathp = path;
-	*lenp = len;
-	return 0;
-}
-
 
 /*
  * Serves a GET or HEAD for a static file.  Returns 0 when the connection
@@ -870,17 +791,20 @@ file_path(struct conn *c, struct request *r, char **pathp, ssize_t *lenp,
 int
 file_serve(struct conn *c, struct request *r, struct reply *rp)
 {
-	char out[OUT_SIZE], typebuf[80], cr[48], *path;
+	char fields[FIELDS_SIZE], cr[48], *path;
 	const char *type;
-	struct fcache *e, tmp;
+	struct lookup lk;
+	struct fcache *e;
+	struct response rs;
 	struct buf b;
 	ssize_t len;
 	off_t size, off;
 	time_t now;
-	int fd, rc, cached, status, shrank = 0, gz = 0, dirfd = -1;
+	int rc, status, gz = 0;
 
-	if ((rc = file_path(c, r, &path, &len, 1)) != 0)
-		return response_error(c, r, rp, -rc);
+	if ((len = r->req_decoded_len) < 0)
+		return response_error(c, r, rp, (int)-len);
+	path = r->req_decoded;
 	/* an upload in progress is nobody's business; nor is a program's
 	 * source, whatever way leads here (a QUERY_HACK query, a program's
 	 * internal redirect): what is below CGI_PATH runs, it is never read */
@@ -894,28 +818,31 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	    accepts_gzip(r->req_accept_encoding) && len + 3 < PATH_MAX_LEN) {
 		/* FILE.gz beside FILE, for a client that takes gzip */
 		memcpy(path + len, ".gz", 4);
-		if (file_get(path, (size_t)len + 3, now, c->c_fresh, &tmp, &e, &cached,
-		    typebuf, sizeof(typebuf), &dirfd) == 0) {
+		if (file_get(&lk, path, (size_t)len + 3, now, c->c_fresh) ==
+		    FOUND_FILE) {
 			gz = 1;
 			if ((type = mime_lookup(path, (size_t)len)) == NULL)
 				type = "application/octet-stream";
 		}
 		path[len] = '\0';
 	}
-	if (!gz && (rc = file_get(path, (size_t)len, now, c->c_fresh, &tmp, &e, &cached,
-	    typebuf, sizeof(typebuf), &dirfd)) != 0) {
-		if (rc == -301)
+	if (!gz) {
+		switch (file_get(&lk, path, (size_t)len, now, c->c_fresh)) {
+		case FOUND_FILE:
+			break;
+		case FOUND_NO_SLASH:
 			return redirect_dir(c, r, rp, path, (size_t)len);
-		if (rc == -FILE_LISTING) {
-			rc = dirlist_serve(c, r, rp, dirfd);
-			close(dirfd);
+		case FOUND_LISTING:
+			rc = dirlist_serve(c, r, rp, lk.lk_dirfd);
+			close(lk.lk_dirfd);
 			return rc;
+		default:
+			return response_error(c, r, rp, lk.lk_status);
 		}
-		return response_error(c, r, rp, -rc);
 	}
+	e = lk.lk_e;
 	if (type == NULL)
 		type = e->fc_type;
-	fd = e->fc_fd;
 	size = e->fc_size;
 	off = 0;
 	status = preconditions(r, e);
@@ -929,74 +856,46 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 			status = 416;
 			break;
 		}
-	rp->rp_status = status == 0 ? 200 : status;
-	rp->rp_bytes = 0;
 	if (status == 412 || status == 416) {
 		buf_init(&b, cr, sizeof(cr) - 1);
-		buf_lit(&b, "Content-Range: bytes */");
+		buf_lit(&b, "bytes */");
 		buf_uint(&b, (unsigned long long)e->fc_size);
-		buf_lit(&b, "\r\n");
-		rc = response_error_hdr(c, r, rp, status,
-		    status == 416 ? buf_cstr(&b) : NULL);
+		rc = status == 416 ? response_error_field(c, r, rp, 416,
+		    "Content-Range", buf_cstr(&b)) :
+		    response_error(c, r, rp, 412);
 		goto done;
 	}
-
-	buf_init(&b, out, sizeof(out));
-	response_head(&b, rp->rp_status, r->req_minor, c);
-	buf_lit(&b, "ETag: ");
-	buf_str(&b, e->fc_etag);
-	buf_lit(&b, "\r\nLast-Modified: ");
-	buf_add(&b, e->fc_lastmod, 29);
+	response_init(&rs, status == 0 ? 200 : status, fields, sizeof(fields));
+	response_field_n(&rs, "ETag", e->fc_etag, e->fc_etag_len);
+	response_field_n(&rs, "Last-Modified", e->fc_lastmod, 29);
 	if (ENABLE_GZIP_STATIC)	/* a 304 too: RFC 9110 15.4.5 */
-		buf_lit(&b, "\r\nVary: Accept-Encoding");
-	if (status == 304) {
-		buf_lit(&b, "\r\n\r\n");
-		rc = response_send_head(c, r, rp, &b);
-		goto done;
-	}
-	if (gz)
-		buf_lit(&b, "\r\nContent-Encoding: gzip");
-	buf_lit(&b, "\r\nAccept-Ranges: bytes\r\nContent-Type: ");
-	buf_str(&b, type);
-	if (status == 206) {
-		buf_lit(&b, "\r\nContent-Range: bytes ");
-		buf_uint(&b, (unsigned long long)off);
-		buf_char(&b, '-');
-		buf_uint(&b, (unsigned long long)(off + size - 1));
-		buf_char(&b, '/');
-		buf_uint(&b, (unsigned long long)e->fc_size);
-	}
-	buf_lit(&b, "\r\nContent-Length: ");
-	buf_uint(&b, (unsigned long long)size);
-	buf_lit(&b, "\r\n\r\n");
+		response_field(&rs, "Vary", "Accept-Encoding");
+	if (status != 304) {
+		if (gz)
+			response_field(&rs, "Content-Encoding", "gzip");
+		response_field(&rs, "Accept-Ranges", "bytes");
+		response_field(&rs, "Content-Type", type);
+		if (status == 206) {
+			struct buf *v = response_field_begin(&rs, "Content-Range");
 
-	if (b.b_over || r->req_method == M_HEAD || size == 0) {
-		rc = response_send_head(c, r, rp, &b);
-	} else if (size <= (off_t)buf_room(&b)) {
-		/* one syscall for head and body, from one buffer */
-		do
-			len = pread(fd, b.b_p, (size_t)size, off);
-		while (len == -1 && errno == EINTR);
-		if (len != size) {
-			rc = -1;	/* shrank under us: the length is wrong */
-			shrank = 1;
-		} else {
-			rp->rp_bytes = len;
-			rc = conn_write(c, out, buf_len(&b) + (size_t)len);
+			buf_lit(v, "bytes ");
+			buf_uint(v, (unsigned long long)off);
+			buf_char(v, '-');
+			buf_uint(v, (unsigned long long)(off + size - 1));
+			buf_char(v, '/');
+			buf_uint(v, (unsigned long long)e->fc_size);
+			response_field_end(&rs);
 		}
-	} else {
-		struct iovec iov = { .iov_base = out, .iov_len = buf_len(&b) };
-
-		rc = conn_writev(c, &iov, 1, IO_MORE);
-		if (rc == 0)
-			rc = conn_sendfile(c, fd, off, size);
-		if (rc == 0)
-			rp->rp_bytes = size;
+		rs.rs_src = SRC_FILE;
+		rs.rs_fd = e->fc_fd;
+		rs.rs_off = off;
+		rs.rs_len = size;
 	}
+	rc = response_send(c, r, rp, &rs);
  done:
-	if (!cached)
-		close(fd);
-	else if (shrank)
-		fcache_drop(e);		/* the file changed: forget it */
+	if (!lk.lk_cached)
+		close(e->fc_fd);
+	else if (rc != 0)
+		fcache_drop(e);	/* the file may have changed: forget it */
 	return rc;
 }

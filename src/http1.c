@@ -6,38 +6,45 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "mrhttpd.h"
-#include "protocol.h"
+#include "response.h"
 #include "route.h"
 #include "log.h"
 
 enum {
 	REQ_BUDGET = 32,	/* requests in a row before others get the turn */
+	OUT_SIZE = 2048,	/* a head, and a small file behind it */
 };
 
-enum { HEAD_IDLE = -1 };		/* read_head: nothing sent yet: park */
+/* What read_head() found. */
+enum head {
+	HEAD_READY,		/* a complete head: its length */
+	HEAD_IDLE,		/* nothing sent yet: park */
+	HEAD_GONE,		/* the client closed */
+	HEAD_REFUSED,		/* a head to refuse: the status */
+};
 
-/*
- * Reads until a complete head is in the buffer.  Returns its length, 0 when
- * the connection ended, HEAD_IDLE when nothing came yet, or -status.
- */
-static int
-read_head(struct conn *c, struct request *r)
+/* Reads until a complete head is in the buffer; *n as enum head says. */
+static enum head
+read_head(struct conn *c, struct request *r, int *n)
 {
 	size_t scanned = 0;
 	long long deadline = 0, now;
-	ssize_t n;
+	ssize_t got;
 	int rc;
 
 	for (;;) {
 		if (c->c_len > 0 &&
-		    (rc = request_parse(r, c->c_buf, c->c_len, &scanned)) != 0)
-			return rc;
+		    (rc = request_parse(r, c->c_buf, c->c_len, &scanned)) != 0) {
+			*n = rc > 0 ? rc : -rc;
+			return rc > 0 ? HEAD_READY : HEAD_REFUSED;
+		}
+		*n = 431;
 		if (c->c_len >= HEAD_MAX)
-			return -431;
-		n = conn_read(c, c->c_buf + c->c_len, HEAD_MAX - c->c_len);
-		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			return HEAD_REFUSED;
+		got = conn_read(c, c->c_buf + c->c_len, HEAD_MAX - c->c_len);
+		if (got == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (c->c_len == 0) {
 				/* between requests, and the socket is drained */
 				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
@@ -47,97 +54,117 @@ read_head(struct conn *c, struct request *r)
 			now = now_ms();
 			if (deadline == 0)
 				deadline = now + CONFIG_REQUEST_TIMEOUT * 1000LL;
+			*n = 408;
 			if (now >= deadline ||
 			    (rc = conn_wait_readable(c, (int)(deadline - now))) == 0)
-				return -408;
+				return HEAD_REFUSED;
+			*n = 503;	/* cannot wait: see server_yield */
 			if (rc < 0)
-				return -503;	/* cannot wait: see server_yield */
+				return HEAD_REFUSED;
 			continue;
 		}
-		if (n <= 0)
-			return 0;
-		c->c_len += (size_t)n;
+		if (got <= 0)
+			return HEAD_GONE;
+		c->c_len += (size_t)got;
 	}
 }
 
+/* A head refused: answered, logged with its raw first line, and closed. */
+static void
+http1_refuse(struct conn *c, int status)
+{
+	const char *nl = memchr(c->c_buf, '\n', c->c_len);
+	struct reply rp = { 0 };
+	struct access a = { .a_line = c->c_buf, .a_status = status,
+	    .a_rejected = 1 };
+
+	response_error(c, NULL, &rp, status);
+	a.a_line_len = nl ? (size_t)(nl - c->c_buf) : c->c_len;
+	/* the parser may have put a NUL where the CR was */
+	if (a.a_line_len > 0 && (c->c_buf[a.a_line_len - 1] == '\r' ||
+	    c->c_buf[a.a_line_len - 1] == '\0'))
+		a.a_line_len--;
+	a.a_bytes = rp.rp_bytes;
+	log_access(c, &a);
+	conn_close(c, 1);
+}
+
 /*
- * The per-connection loop: head, dispatch, log, while requests are in the
- * buffer.  Returns 1 when the connection waits for its next request (to be
- * parked), 0 when it was closed.
+ * Serves one parsed request: its body framed, route_serve(), the log
+ * line, and what the body left unread.  Returns 0 when the connection
+ * goes on, -1 when it was closed.
+ */
+static int
+http1_request(struct conn *c, struct request *r, int headlen)
+{
+	struct reply rp = { 0 };	/* a handler that fails early logs 0 */
+	struct body body;
+	struct access a;
+	int rc;
+
+	log_accepted(c, r);
+	if (!r->req_keepalive || server_stopping())
+		c->c_close = 1;
+	/* the body, if any, is read through c_body by whoever wants it;
+	 * what they leave is thrown away below */
+	c->c_pos = (size_t)headlen;
+	c->c_body = &body;
+	if ((rc = body_start(c, r, &body, -1)) == 0)
+		rc = route_serve(c, r, &rp);
+	else
+		rc = response_error(c, r, &rp, -rc);
+	a = (struct access){ .a_line = r->req_line,
+	    .a_line_len = strlen(r->req_line), .a_referer = r->req_referer,
+	    .a_ua = r->req_ua, .a_status = rp.rp_status,
+	    .a_bytes = rp.rp_bytes };
+	log_access(c, &a);
+
+	/* an unread body must go before the next request is read: small
+	 * ones are drained, big ones cost the connection.  One answered
+	 * before the client was asked for it (Expect: 100-continue) may
+	 * never come, so it is not waited for */
+	if (body.b_continue && body_pending(&body))
+		c->c_close = 1;
+	if (rc == 0 && !c->c_close && body_discard(c, &body) != 0)
+		c->c_close = 1;
+	if (rc != 0 || c->c_close) {
+		/* linger only when input is left unread */
+		conn_close(c, rc == 0 && (c->c_pos < c->c_len ||
+		    body_pending(&body)));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The connection's loop: a head, its request, while requests are in the
+ * buffer.  Returns 1 when the connection waits for its next request (to
+ * be parked), 0 when it was closed.
  */
 static int
 http1_serve(struct conn *c)
 {
+	char path[PATH_MAX_LEN];	/* req_decoded */
 	struct request req;
-	struct reply rp;
-	struct access a;
-	struct body body;
 	size_t used;
-	int rc, served = 0;
+	int n, served = 0;
 
 	for (;;) {
-		rp.rp_status = 0;	/* a handler that fails early logs 0 */
-		rp.rp_bytes = 0;
-		if ((rc = read_head(c, &req)) == HEAD_IDLE)
+		req.req_decoded = path;
+		switch (read_head(c, &req, &n)) {
+		case HEAD_IDLE:
 			return 1;
-		if (rc == 0) {
+		case HEAD_GONE:
 			conn_close(c, 0);
 			return 0;
-		}
-		if (rc < 0) {
-			/* refused: answer, log the raw first line, close */
-			const char *nl = memchr(c->c_buf, '\n', c->c_len);
-
-			response_error(c, NULL, &rp, -rc);
-			a.a_line = c->c_buf;
-			a.a_line_len = nl ? (size_t)(nl - c->c_buf) : c->c_len;
-			/* the parser may have put a NUL where the CR was */
-			if (a.a_line_len > 0 && (c->c_buf[a.a_line_len - 1] == '\r' ||
-			    c->c_buf[a.a_line_len - 1] == '\0'))
-				a.a_line_len--;
-			a.a_referer = a.a_ua = NULL;
-			a.a_status = -rc;
-			a.a_rejected = 1;
-			a.a_bytes = rp.rp_bytes;
-			log_access(c, &a);
-			conn_close(c, 1);
+		case HEAD_REFUSED:
+			http1_refuse(c, n);
 			return 0;
+		case HEAD_READY:
+			break;
 		}
-		log_accepted(c, &req);
-		if (!req.req_keepalive || server_stopping())
-			c->c_close = 1;
-		/* the body, if any, is read through c_body by whoever wants it;
-		 * what they leave is thrown away below */
-		c->c_pos = (size_t)rc;
-		c->c_body = &body;
-		rc = body_start(c, &req, &body, -1);
-		if (rc == 0)
-			rc = route_serve(c, &req, &rp);
-		else
-			rc = response_error(c, &req, &rp, -rc);
-		a.a_line = req.req_line;
-		a.a_line_len = strlen(req.req_line);
-		a.a_referer = req.req_referer;
-		a.a_ua = req.req_ua;
-		a.a_status = rp.rp_status;
-		a.a_rejected = 0;
-		a.a_bytes = rp.rp_bytes;
-		log_access(c, &a);
-
-		/* an unread body must go before the next request is read:
-		 * small ones are drained, big ones cost the connection */
-		/* answered before asking for the body it announced with
-		 * Expect: 100-continue: it may never come, so do not wait */
-		if (body.b_continue && body_pending(&body))
-			c->c_close = 1;
-		if (rc == 0 && !c->c_close && body_discard(c, &body) != 0)
-			c->c_close = 1;
-		if (rc != 0 || c->c_close) {
-			/* linger only when input is left unread */
-			conn_close(c, rc == 0 && (c->c_pos < c->c_len ||
-			    body_pending(&body)));
+		if (http1_request(c, &req, n) != 0)
 			return 0;
-		}
 		/* keep what was pipelined behind this request; with nothing
 		 * there, wait for the next one in the epoll set: the client
 		 * is only now reading the reply, so a read would find nothing */
@@ -159,6 +186,197 @@ http1_serve(struct conn *c)
 	}
 }
 
+/* "HTTP/1.1 200 OK": the status is three digits (response.c's are). */
+static void
+buf_status(struct buf *b, int status)
+{
+	char line[13] = "HTTP/1.1 ";
+
+	if (status == 200) {	/* the usual one, without a lookup */
+		buf_lit(b, "HTTP/1.1 200 OK");
+		return;
+	}
+	line[9] = (char)('0' + status / 100);
+	line[10] = (char)('0' + status / 10 % 10);
+	line[11] = (char)('0' + status % 10);
+	line[12] = ' ';
+	buf_add(b, line, sizeof(line));
+	buf_str(b, response_reason(status));
+}
+
+/*
+ * The status line and the fields every response has: Date, Server,
+ * Pragma, and Connection when it differs from the version's default.
+ */
+static void
+http1_head(struct buf *b, int status, int minor, const struct conn *c)
+{
+	time_t now;
+
+	buf_status(b, status);
+	buf_lit(b, "\r\nDate: ");
+	buf_add(b, http_date_now(&now), 29);
+	buf_lit(b, "\r\nServer: mrhttpd/" MRHTTPD_VERSION "\r\n");
+	if (ENABLE_PRAGMA)
+		buf_lit(b, "Pragma: " CONFIG_PRAGMA "\r\n");
+	if (c->c_close)
+		buf_lit(b, "Connection: close\r\n");
+	else if (minor == 0)
+		buf_lit(b, "Connection: keep-alive\r\n");
+}
+
+/* A piece of a stream: as it is, or as a chunk (RFC 9112 7.1); the last
+ * one with the chunk that ends the body, in one write. */
+static int
+http1_put(struct stream *st, const char *p, size_t n, int last)
+{
+	char size[24];
+	struct iovec iov[3];
+	struct buf b;
+	int k = 0;
+
+	if (st->st_left >= 0) {		/* no more than announced */
+		if ((long long)n > st->st_left)
+			n = (size_t)st->st_left;
+		st->st_left -= (long long)n;
+	}
+	st->st_ended |= last;
+	buf_init(&b, size, sizeof(size));
+	if (st->st_chunked && n > 0) {
+		buf_hex(&b, n, 0);
+		buf_lit(&b, "\r\n");
+		iov[k++] = (struct iovec){ .iov_base = size, .iov_len = buf_len(&b) };
+	}
+	if (n > 0)
+		iov[k++] = (struct iovec){ .iov_base = (void *)p, .iov_len = n };
+	buf_init(&b, size + buf_len(&b), sizeof(size) - buf_len(&b));
+	if (st->st_chunked && n > 0)
+		buf_lit(&b, "\r\n");
+	if (st->st_chunked && last)
+		buf_lit(&b, "0\r\n\r\n");
+	if (buf_len(&b) > 0)
+		iov[k++] = (struct iovec){ .iov_base = b.b_start,
+		    .iov_len = buf_len(&b) };
+	if (k == 0)
+		return 0;
+	if (conn_writev(st->st_conn, iov, k, st->st_cork && !last ? IO_MORE :
+	    0) == -1) {
+		st->st_err = 1;
+		return -1;
+	}
+	st->st_bytes += (long long)n;
+	return 0;
+}
+
+/* Runs a stream after its head.  0, or -1 to close. */
+static int
+http1_stream(struct conn *c, struct reply *rp, struct response *rs,
+    int chunked)
+{
+	struct stream st = { .st_put = http1_put, .st_conn = c,
+	    .st_left = rs->rs_len, .st_chunked = chunked,
+	    .st_cork = rs->rs_cork };
+	int rc;
+
+	rc = rs->rs_stream(rs->rs_arg, &st);
+	if (rc == 0 && !st.st_ended && !st.st_err)
+		rc = http1_put(&st, NULL, 0, 1);
+	rp->rp_bytes = st.st_bytes;
+	/* cut short, or short of the length announced: only a close can
+	 * tell the client */
+	return rc != 0 || st.st_err || st.st_left > 0 ? -1 : 0;
+}
+
+/*
+ * Frames a response as HTTP/1.1: the head (common fields, the handler's,
+ * then Content-Length or Transfer-Encoding), then the body.  The head is
+ * built in one buffer, with a small file read in behind it, so that the
+ * usual reply is one write; big fields (a program's, a long Location)
+ * go in their own piece of the write, and a big file follows the head by
+ * sendfile.  The buffer is kept small: each stack page a thread touches
+ * is resident memory.
+ */
+static int
+http1_respond(struct conn *c, struct request *r, struct reply *rp,
+    struct response *rs)
+{
+	char out[OUT_SIZE], tail[48];
+	struct iovec iov[4];
+	struct buf h, tb, *t = &h;
+	int minor = r != NULL ? r->req_minor : 1, status = rs->rs_status;
+	int bodyless = status < 200 || status == 204 || status == 304;
+	int headonly = bodyless || (r != NULL && r->req_method == M_HEAD);
+	size_t nf = buf_len(&rs->rs_fields);
+	long long len = rs->rs_len;
+	ssize_t n;
+	int k = 1, rc;
+
+	rp->rp_status = status;
+	rp->rp_bytes = 0;
+	if (rs->rs_raw) {		/* the stream is the message */
+		c->c_close = 1;
+		return http1_stream(c, rp, rs, 0);
+	}
+	/* HTTP/1.0 has no other way to say where the body ends */
+	if (len < 0 && minor == 0 && !headonly)
+		c->c_close = 1;
+	buf_init(&h, out, sizeof(out));
+	http1_head(&h, status, minor, c);
+	if (nf + sizeof(tail) <= buf_room(&h))
+		buf_add(&h, rs->rs_fields.b_start, nf);
+	else {
+		iov[k++] = (struct iovec){ .iov_base = rs->rs_fields.b_start,
+		    .iov_len = nf };
+		buf_init(&tb, tail, sizeof(tail));
+		t = &tb;
+	}
+	if (!bodyless && len >= 0) {
+		buf_lit(t, "Content-Length: ");
+		buf_uint(t, (unsigned long long)len);
+		buf_lit(t, "\r\n\r\n");
+	} else if (!bodyless && minor >= 1)
+		buf_lit(t, "Transfer-Encoding: chunked\r\n\r\n");
+	else
+		buf_lit(t, "\r\n");
+	if (h.b_over || t->b_over)
+		return status == 500 ? -1 : response_error(c, r, rp, 500);
+	iov[0] = (struct iovec){ .iov_base = out, .iov_len = buf_len(&h) };
+	if (t != &h)
+		iov[k++] = (struct iovec){ .iov_base = tail,
+		    .iov_len = buf_len(t) };
+	if (headonly || len == 0 || rs->rs_src == SRC_NONE)
+		return conn_writev(c, iov, k, 0);
+	switch (rs->rs_src) {
+	case SRC_MEM:
+		iov[k++] = (struct iovec){ .iov_base = (void *)rs->rs_mem,
+		    .iov_len = (size_t)len };
+		rc = conn_writev(c, iov, k, 0);
+		break;
+	case SRC_FILE:
+		if (k == 1 && len <= (long long)buf_room(&h)) {
+			/* one write for head and body, from one buffer */
+			do
+				n = pread(rs->rs_fd, h.b_p, (size_t)len, rs->rs_off);
+			while (n == -1 && errno == EINTR);
+			if (n != len)
+				return -1;	/* shrank: the length is wrong */
+			iov[0].iov_len += (size_t)len;
+			rc = conn_writev(c, iov, 1, 0);
+		} else {
+			rc = conn_writev(c, iov, k, IO_MORE);
+			if (rc == 0)
+				rc = conn_sendfile(c, rs->rs_fd, rs->rs_off, len);
+		}
+		break;
+	default:
+		if (conn_writev(c, iov, k, rs->rs_cork ? IO_MORE : 0) == -1)
+			return -1;
+		return http1_stream(c, rp, rs, len < 0 && minor >= 1);
+	}
+	if (rc == 0)
+		rp->rp_bytes = len;
+	return rc;
+}
 
 /* An interim response: nothing but its status line. */
 static int
@@ -170,10 +388,7 @@ http1_interim(struct conn *c, struct request *r, int status, int flags)
 
 	(void)r;
 	buf_init(&b, line, sizeof(line));
-	buf_lit(&b, "HTTP/1.1 ");
-	buf_uint(&b, (unsigned)status);
-	buf_char(&b, ' ');
-	buf_str(&b, response_reason(status));
+	buf_status(&b, status);
 	buf_lit(&b, "\r\n\r\n");
 	iov.iov_base = line;
 	iov.iov_len = buf_len(&b);
@@ -182,5 +397,6 @@ http1_interim(struct conn *c, struct request *r, int status, int flags)
 
 const struct protocol http1_protocol = {
 	.p_serve = http1_serve,
+	.p_respond = http1_respond,
 	.p_interim = http1_interim,
 };

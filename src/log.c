@@ -84,7 +84,6 @@ log_write(const char *buf, size_t n)
 static const char *
 clf_time(void)
 {
-	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 	static __thread time_t cached = -1;
 	static __thread char buf[27];
 	time_t now = time(NULL);
@@ -93,7 +92,7 @@ clf_time(void)
 	if (now != cached) {
 		time_utc(now, &tm);
 		snprintf(buf, sizeof(buf), "%02u/%.3s/%04u:%02u:%02u:%02u +0000",
-		    (unsigned)tm.tm_mday % 100, months + 3 * tm.tm_mon,
+		    (unsigned)tm.tm_mday % 100, month_names + 3 * tm.tm_mon,
 		    (unsigned)(tm.tm_year + 1900) % 10000,
 		    (unsigned)tm.tm_hour % 100, (unsigned)tm.tm_min % 100,
 		    (unsigned)tm.tm_sec % 100);
@@ -132,7 +131,7 @@ iso_time(void)
 static void
 buf_escaped(struct buf *b, const char *s, size_t n, size_t max, int all)
 {
-	static const char hex[] = "0123456789abcdef";
+	const char *hex = hex_chars[0];
 	char esc[4] = { '\\', 'x' };
 	size_t used = 0;
 	unsigned char c;

@@ -121,6 +121,14 @@ struct request {
 	const char	*req_accept_encoding;
 	int		 req_nhdrs;
 	struct header	 req_hdrs[MAX_HEADERS];
+	/*
+	 * The path, percent-decoded and normalised by route_request(), in
+	 * PATH_MAX_LEN bytes of the request's own (the protocol provides
+	 * them): nothing else writes there, so reading a body never
+	 * overwrites the path a handler or the log still uses.
+	 */
+	char		*req_decoded;
+	ssize_t		 req_decoded_len;	/* its length, or -status */
 };
 
 /*
@@ -216,8 +224,10 @@ buf_cstr(struct buf *b)
  * or literal NUL, or when dst is too small.
  */
 ssize_t	 url_decode(const char *, size_t, char *, size_t);
-/* The value of a hexadecimal digit, or -1. */
+/* The value of a hexadecimal digit, or -1; and the digits, [1] upper case. */
 int	 hex_digit(unsigned char);
+extern const char hex_chars[2][17];
+extern const char month_names[];	/* "JanFeb...", 3 letters each */
 /*
  * path_normalize: in place, folds "//", "/./" and "/x/.." in an absolute path.
  * Returns the new length, or -1 when the path is not absolute or ".." would
@@ -228,7 +238,7 @@ void	 time_utc(time_t, struct tm *);
 /* The dates every formatter can write: years 0000 to 9999. */
 #define DATE_MIN	(-62167219200LL)	/* 0000-01-01T00:00:00Z */
 #define DATE_MAX	253402300799LL		/* 9999-12-31T23:59:59Z */
-char	*fmt_http_date(char *, time_t);	/* writes 29 bytes */
+char	*http_date_fmt(char *, time_t);	/* writes 29 bytes, returns the end */
 const char *http_date_now(time_t *);	/* this thread's cached Date value */
 
 /*
@@ -249,6 +259,24 @@ long long now_ms(void);
  */
 void	 spawn_attr_init(posix_spawnattr_t *, int);
 void	 addr_fmt(const struct sockaddr_storage *, char *, size_t);
+
+/*
+ * One element of a comma-separated list (RFC 9110 5.6.1): its token
+ * (up to whitespace, ';' or ','), its parameters after ';' (or NULL),
+ * and whether something else followed the token.  list_next() skips
+ * empty elements; returns 1 with *it filled, 0 at the list's end.
+ */
+struct list_item {
+	const char	*li_name;
+	size_t		 li_len;
+	const char	*li_params;
+	int		 li_junk;
+};
+int	 list_next(const char **, struct list_item *);
+/* The status for a failed file operation's errno, reading or writing. */
+int	 errno_status(int, int);
+/* getdents64(2): bytes of records read, 0 at the end, -1 on error. */
+ssize_t	 dir_read(int, void *, size_t);
 
 /* mime.c: type for the file name's suffix, or NULL when unknown. */
 const char *mime_lookup(const char *, size_t);
@@ -279,27 +307,17 @@ ssize_t	 body_read(struct conn *, struct body *, char *, size_t);
 int	 body_discard(struct conn *, struct body *);
 int	 body_pending(const struct body *);
 
-/* response.c */
+/* What a request got, for the log. */
 struct reply {
 	int		 rp_status;
 	long long	 rp_bytes;	/* body bytes sent, for the log */
 };
-const char *response_reason(int);
-#define ALLOW_HEADER	"Allow: GET, HEAD, OPTIONS\r\n"
-int	 response_error(struct conn *, struct request *, struct reply *, int);
-int	 response_options(struct conn *, struct request *, struct reply *);
-int	 response_error_hdr(struct conn *, struct request *, struct reply *, int,
-	    const char *);
-void	 response_head(struct buf *, int, int, struct conn *);
-int	 response_send_head(struct conn *, struct request *, struct reply *,
-	    struct buf *);
 
 /* file.c */
 #define UPLOAD_PREFIX	".mrhttpd-upload-"	/* PUT's temporary files */
 int	 file_serve(struct conn *, struct request *, struct reply *);
 void	 file_cache_flush(void);
 void	 file_cache_invalidate(void);
-int	 file_path(struct conn *, struct request *, char **, ssize_t *, int);
 
 /* server.c */
 int	 server_listen(const char *, int, char *, size_t);

@@ -146,32 +146,19 @@ list_has(const char *v, const char *t)
 static int
 te_check(const char *v)
 {
-	size_t k;
+	struct list_item it;
 	int chunked = 0, other = 0, last_chunked = 0;
 
-	for (;;) {
-		while (*v == ' ' || *v == '\t' || *v == ',')
-			v++;
-		if (*v == '\0')
-			break;
-		for (k = 0; v[k] != '\0' && v[k] != ',' && v[k] != ' ' &&
-		    v[k] != '\t' && v[k] != ';'; k++)
-			;
-		if (k == 0)
+	while (list_next(&v, &it)) {
+		/* ";x", or "chunked xyz": no list at all */
+		if (it.li_len == 0 || it.li_junk)
 			return -400;
-		last_chunked = k == 7 && strncasecmp(v, "chunked", 7) == 0;
+		last_chunked = it.li_len == 7 &&
+		    strncasecmp(it.li_name, "chunked", 7) == 0;
 		if (last_chunked)
 			chunked++;
 		else
 			other = 1;
-		v += k;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		if (*v == ';') {	/* parameters: skipped, up to the comma */
-			while (*v != '\0' && *v != ',')
-				v++;
-		} else if (*v != ',' && *v != '\0')
-			return -400;	/* "chunked xyz": no list at all */
 	}
 	if (chunked == 0 && !other)
 		return -400;		/* an empty list */

@@ -1,10 +1,14 @@
-/* response.c - status lines, common headers and error replies. */
+/*
+ * response.c - responses every handler may give: errors (with their
+ * pages), OPTIONS, redirects; and response_send(), which hands a
+ * response to the connection's protocol.
+ */
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mrhttpd.h"
+#include "response.h"
 
 const char *
 response_reason(int status)
@@ -50,65 +54,23 @@ response_reason(int status)
 	}
 }
 
-/*
- * Appends the status line and the headers every reply has: Date, Server,
- * Pragma, and Connection when it differs from the version's default.  The
- * caller adds its own headers and the blank line, and checks b_over.
- */
-void
-response_head(struct buf *b, int status, int minor, struct conn *c)
-{
-	time_t now;
-
-	buf_lit(b, "HTTP/1.1 ");
-	buf_uint(b, (unsigned)status);
-	buf_char(b, ' ');
-	buf_str(b, response_reason(status));
-	buf_lit(b, "\r\nDate: ");
-	buf_add(b, http_date_now(&now), 29);
-	buf_lit(b, "\r\nServer: mrhttpd/" MRHTTPD_VERSION "\r\n");
-	if (ENABLE_PRAGMA)
-		buf_lit(b, "Pragma: " CONFIG_PRAGMA "\r\n");
-	if (c->c_close)
-		buf_lit(b, "Connection: close\r\n");
-	else if (minor == 0)
-		buf_lit(b, "Connection: keep-alive\r\n");
-}
-
-/*
- * Sends a head that has no body (or whose body the caller sends next).
- * A head that did not fit its buffer is never sent cut short: the reply
- * becomes a 500 instead (whose own head always fits).  Returns as
- * conn_write.
- */
 int
-response_send_head(struct conn *c, struct request *r, struct reply *rp,
-    struct buf *b)
+response_send(struct conn *c, struct request *r, struct reply *rp,
+    struct response *rs)
 {
-	if (b->b_over)
+	/* fields cut short are never sent: a plain 500 instead, whose own
+	 * fields always fit */
+	if (rs->rs_fields.b_over && rs->rs_status != 500)
 		return response_error(c, r, rp, 500);
-	return conn_write(c, b->b_start, buf_len(b));
+	return c->c_proto->p_respond(c, r, rp, rs);
 }
 
-/* Status codes after which the rest of the input cannot be trusted. */
-static int
-must_close(int status)
+int
+response_must_close(int status)
 {
 	return status == 400 || status == 408 || status == 413 ||
 	    status == 414 || status == 417 || status == 431 || status == 500 ||
 	    status == 503 || status == 505 || status == 507;
-}
-
-/*
- * Sends an error reply.  The body is PRIVATE_DIR/<status>.html when that
- * exists, else a small built-in page.  The request path is never echoed.
- * r may be NULL when the request could not be parsed.
- * Returns 0, or -1 when the client is gone.
- */
-int
-response_error(struct conn *c, struct request *r, struct reply *rp, int status)
-{
-	return response_error_hdr(c, r, rp, status, NULL);
 }
 
 /* The built-in page for a status: "<status> <reason>" as HTML. */
@@ -148,75 +110,68 @@ error_file(int status, struct stat *st)
 	return fd;
 }
 
-/* The same, with one more header line (CRLF included), e.g. Allow. */
+/*
+ * The body is PRIVATE_DIR/<status>.html when that exists, else a small
+ * built-in page.  The request path is never echoed.  r may be NULL when
+ * the request could not be parsed.
+ */
 int
-response_error_hdr(struct conn *c, struct request *r, struct reply *rp,
-    int status, const char *extra)
+response_error_field(struct conn *c, struct request *r, struct reply *rp,
+    int status, const char *name, const char *value)
 {
-	char head[HEAD_ROOM + 256], body[256];
-	struct buf h, p;
-	struct iovec iov[2];
+	char fields[HEAD_ROOM + 256], page[256];
+	struct response rs;
+	struct buf p;
 	struct stat st;
-	int fd = -1, head_only = r != NULL && r->req_method == M_HEAD, rc;
-	off_t len;
+	int rc;
 
-	if (must_close(status) || r == NULL)
+	if (response_must_close(status) || r == NULL)
 		c->c_close = 1;
-	buf_init(&p, body, sizeof(body));
-	if (ENABLE_PRIVATE_DIR)
-		fd = error_file(status, &st);
-	if (fd != -1)
-		len = st.st_size;
-	else {
+	response_init(&rs, status, fields, sizeof(fields));
+	if (name != NULL) {
+		buf_str(&rs.rs_fields, name);
+		buf_lit(&rs.rs_fields, ": ");
+		buf_str(&rs.rs_fields, value);
+		buf_lit(&rs.rs_fields, "\r\n");
+	} else if (status == 503)	/* shed: busy, not broken */
+		response_field(&rs, "Retry-After", "1");
+	response_field(&rs, "Content-Type", "text/html");
+	if (rs.rs_fields.b_over && status != 500)
+		/* a field the caller made too long: a plain 500 instead */
+		return response_error(c, r, rp, 500);
+	rs.rs_fd = ENABLE_PRIVATE_DIR ? error_file(status, &st) : -1;
+	if (rs.rs_fd != -1) {
+		rs.rs_src = SRC_FILE;
+		rs.rs_off = 0;
+		rs.rs_len = st.st_size;
+	} else {
+		buf_init(&p, page, sizeof(page));
 		error_page(&p, status);
-		len = (off_t)buf_len(&p);
+		rs.rs_src = SRC_MEM;
+		rs.rs_mem = page;
+		rs.rs_len = (long long)buf_len(&p);
 	}
-
-	buf_init(&h, head, sizeof(head));
-	response_head(&h, status, r != NULL ? r->req_minor : 1, c);
-	if (extra != NULL)
-		buf_str(&h, extra);
-	else if (status == 503)	/* shed: busy, not broken */
-		buf_lit(&h, "Retry-After: 1\r\n");
-	buf_lit(&h, "Content-Type: text/html\r\nContent-Length: ");
-	buf_uint(&h, (unsigned long long)len);
-	buf_lit(&h, "\r\n\r\n");
-	if (h.b_over && status != 500) {
-		/* a header the caller made too long: a plain 500 instead */
-		if (fd != -1)
-			close(fd);
-		return response_error_hdr(c, r, rp, 500, NULL);
-	}
-	iov[0].iov_base = head;
-	iov[0].iov_len = buf_len(&h);
-	iov[1].iov_base = body;
-	iov[1].iov_len = fd == -1 && !head_only ? (size_t)len : 0;
-	rp->rp_status = status;
-	rp->rp_bytes = head_only ? 0 : len;
-	rc = conn_writev(c, iov, 2, 0);
-	if (fd != -1) {
-		if (rc == 0 && !head_only)
-			rc = conn_sendfile(c, fd, 0, len);
-		close(fd);
-	}
+	rc = c->c_proto->p_respond(c, r, rp, &rs);
+	if (rs.rs_fd != -1)
+		close(rs.rs_fd);
 	return rc;
 }
 
-/* OPTIONS, for "*" or any path: 204 with the methods we serve. */
+int
+response_error(struct conn *c, struct request *r, struct reply *rp, int status)
+{
+	return response_error_field(c, r, rp, status, NULL, NULL);
+}
+
 int
 response_options(struct conn *c, struct request *r, struct reply *rp)
 {
-	char head[HEAD_ROOM];
-	struct buf b;
+	char fields[64];
+	struct response rs;
 
-	buf_init(&b, head, sizeof(head));
-	response_head(&b, 204, r->req_minor, c);
+	response_init(&rs, 204, fields, sizeof(fields));
 	/* what the server does; 405 tells what a given path allows */
-	if (ENABLE_PUT)
-		buf_lit(&b, "Allow: GET, HEAD, OPTIONS, PUT, DELETE\r\n\r\n");
-	else
-		buf_lit(&b, ALLOW_HEADER "\r\n");
-	rp->rp_status = 204;
-	rp->rp_bytes = 0;
-	return response_send_head(c, r, rp, &b);
+	response_field(&rs, "Allow", ENABLE_PUT ? ALLOW_METHODS ", PUT, DELETE" :
+	    ALLOW_METHODS);
+	return response_send(c, r, rp, &rs);
 }

@@ -10,29 +10,96 @@
 #include "route.h"
 #include "auth.h"
 #include "cgi.h"
-#include "put.h"
+#include "upload.h"
+
+/*
+ * The file system path a request names: PATH_PREFIX checked and removed,
+ * the query kept only under QUERY_HACK (when query_hack is set: not for
+ * CGI, whose programs get it as QUERY_STRING), percent-decoded and
+ * normalised into the request's own path buffer, req_decoded, which
+ * nothing else writes.  Sets req_decoded_len to its length, or -status.
+ */
+static ssize_t
+decode_path(struct request *r, int query_hack)
+{
+	const char *src = r->req_target;
+	size_t srclen = r->req_path_len;
+	int root_only = 0;
+	ssize_t len, q;
+	char *path = r->req_decoded;
+
+	/* PATH_PREFIX: required, and not part of the file's path */
+	if (ENABLE_PATH_PREFIX) {
+		size_t n = sizeof(CONFIG_PATH_PREFIX) - 1;
+
+		if (srclen < n || memcmp(src, CONFIG_PATH_PREFIX, n) != 0 ||
+		    (srclen > n && src[n] != '/'))
+			return -404;
+		src += n;
+		srclen -= n;
+		if (srclen == 0) {	/* "/prefix" alone: its root */
+			src = "/";
+			srclen = 1;
+			root_only = 1;
+		}
+	}
+	if (srclen >= PATH_MAX_LEN)
+		return -414;
+	if ((len = url_decode(src, srclen, path, PATH_MAX_LEN)) < 0)
+		return -400;
+	r->req_qhack = 0;
+	/* QUERY_HACK: "?query" is part of the file name below its prefix;
+	 * decoded on its own, as the target and the query need not be
+	 * next to each other (an absolute-form target without a path) */
+	if (ENABLE_QUERY_HACK && query_hack && r->req_query != NULL &&
+	    !root_only && strncmp(path, CONFIG_QUERY_HACK,
+	    sizeof(CONFIG_QUERY_HACK) - 1) == 0) {
+		if ((size_t)len + 2 >= PATH_MAX_LEN)
+			return -414;
+		path[len] = '?';
+		if ((q = url_decode(r->req_query, r->req_query_len,
+		    path + len + 1, PATH_MAX_LEN - (size_t)len - 1)) < 0)
+			return -400;
+		len += 1 + q;
+		r->req_qhack = 1;
+	}
+	return (len = path_normalize(path)) < 0 ? -400 : len;
+}
+
+
+
+static void
+route_path(struct request *r, int query_hack)
+{
+	r->req_decoded_len = decode_path(r, query_hack);
+}
 
 enum route
-route_request(struct conn *c, struct request *r)
+route_request(struct request *r)
 {
+	r->req_decoded_len = -400;
 	/* only origin-form targets name a path: "*" is for OPTIONS, and
 	 * CONNECT's authority-form ("%2fcgi-bin/x" too) is never one */
 	if (r->req_method == M_CONNECT)
 		return ROUTE_NOT_ALLOWED;	/* we proxy nothing, any target */
 	if (r->req_target[0] != '/')
 		return r->req_method == M_OPTIONS ? ROUTE_OPTIONS : ROUTE_BAD;
-	if (cgi_match(c, r))
+	route_path(r, 0);
+	if (r->req_decoded_len >= 0 &&
+	    cgi_below(r->req_decoded, r->req_decoded_len))
 		return ROUTE_CGI;
 	switch (r->req_method) {
 	case M_GET:
 	case M_HEAD:
-		return ROUTE_FILE;
+	case M_PUT:	/* without PUT_PATH, its stubs answer 405 */
+	case M_DELETE:
+		/* a file's name may take the query in (QUERY_HACK) */
+		if (ENABLE_QUERY_HACK && r->req_query != NULL)
+			route_path(r, 1);
+		return r->req_method == M_PUT ? ROUTE_PUT :
+		    r->req_method == M_DELETE ? ROUTE_DELETE : ROUTE_FILE;
 	case M_OPTIONS:
 		return ROUTE_OPTIONS;
-	case M_PUT:	/* without PUT_PATH, its stubs answer 405 */
-		return ROUTE_PUT;
-	case M_DELETE:
-		return ROUTE_DELETE;
 	case M_UNKNOWN:
 		return ROUTE_UNKNOWN;
 	default:
@@ -47,14 +114,14 @@ route_request(struct conn *c, struct request *r)
 int
 route_serve(struct conn *c, struct request *r, struct reply *rp)
 {
-	enum route rt = route_request(c, r);
+	enum route rt = route_request(r);
 	int ok;
 
 	if ((ok = route_authorized(r, rt)) < 0)
-		return response_error_hdr(c, r, rp, -ok, "Retry-After: 1\r\n");
+		return response_error(c, r, rp, -ok);
 	if (!ok)
-		return response_error_hdr(c, r, rp, 401,
-		    "WWW-Authenticate: Basic realm=\"" CONFIG_AUTH_REALM "\"\r\n");
+		return response_error_field(c, r, rp, 401, "WWW-Authenticate",
+		    "Basic realm=\"" CONFIG_AUTH_REALM "\"");
 	switch (rt) {
 	case ROUTE_CGI:
 		return cgi_serve(c, r, rp);
@@ -63,15 +130,16 @@ route_serve(struct conn *c, struct request *r, struct reply *rp)
 	case ROUTE_OPTIONS:
 		return response_options(c, r, rp);
 	case ROUTE_PUT:
-		return put_serve(c, r, rp);
+		return upload_put(c, r, rp);
 	case ROUTE_DELETE:
-		return delete_serve(c, r, rp);
+		return upload_delete(c, r, rp);
 	case ROUTE_UNKNOWN:
 		return response_error(c, r, rp, 501);
 	case ROUTE_BAD:
 		return response_error(c, r, rp, 400);
 	default:	/* a method we know but do not allow here */
-		return response_error_hdr(c, r, rp, 405, ALLOW_HEADER);
+		return response_error_field(c, r, rp, 405, "Allow",
+		    ALLOW_METHODS);
 	}
 }
 

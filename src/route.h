@@ -15,8 +15,8 @@ enum route {
 	ROUTE_BAD,		/* "*" with a method other than OPTIONS: 400 */
 };
 
-/* Where r goes.  Decodes the path into c_path on the way, when needed. */
-enum route route_request(struct conn *, struct request *);
+/* Where r goes.  Decodes its path into req_decoded on the way. */
+enum route route_request(struct request *);
 
 /* Routes r, checks it is allowed, and runs its handler: 0, or -1 to close. */
 int	 route_serve(struct conn *, struct request *, struct reply *);

@@ -22,9 +22,13 @@
 #include "peer.h"
 
 int server_stop;
-static int listen_fd = -1;
-static int epfd = -1;
-static pthread_attr_t thread_attr;
+
+enum {
+	SPARE_MAX = 64,		/* more threads than this waiting: exit */
+	EV_BATCH = 64,		/* events taken per epoll_wait */
+	EV_LISTENER = -1,	/* the event's tag for the listening socket */
+	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
+};
 
 /*
  * Threads and connections.
@@ -41,16 +45,31 @@ static pthread_attr_t thread_attr;
  * the turn on a mutex, which costs no descriptor and no wakeup.
  */
 __thread int server_turn;		/* this thread holds the turn */
-static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
-static int workers;		/* threads alive, atomic */
-static int waiting;		/* threads waiting for the turn, atomic */
 
-enum {
-	SPARE_MAX = 64,		/* more threads than this waiting: exit */
-	EV_BATCH = 64,		/* events taken per epoll_wait */
-	EV_LISTENER = -1,	/* the event's tag for the listening socket */
-	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
-};
+/*
+ * The turn: its lock, and what only the thread holding it touches (no
+ * atomics needed): the batch of events, the next sweep, the spare
+ * descriptor.
+ */
+static struct turn {
+	pthread_mutex_t	 t_lock;
+	int		 t_epfd;	/* the epoll set (any thread may change it) */
+	struct epoll_event t_evs[EV_BATCH];
+	int		 t_ev_n, t_ev_i;
+	long long	 t_next_sweep;
+	long long	 t_paused_until;	/* accepting paused until then, or 0 */
+	int		 t_cache_used;	/* files were served since the last rest */
+	int		 t_stop_quiet;	/* stopping, and nothing happens: exit */
+	int		 t_spare_fd;	/* given up for a client when out of them */
+} turn = { .t_lock = PTHREAD_MUTEX_INITIALIZER, .t_epfd = -1,
+    .t_spare_fd = -1 };
+
+/* The threads: counters any thread changes, atomically. */
+static struct pool {
+	pthread_attr_t	 p_attr;
+	int		 p_workers;	/* alive */
+	int		 p_waiting;	/* waiting for the turn */
+} pool;
 
 /*
  * A connection's state.  The socket stays in the epoll set, edge-triggered,
@@ -74,35 +93,33 @@ struct slot {
  * One slot per connection.  Only the turn holder claims slots (it is the
  * only one that accepts) and serves parked ones; any thread may evict a
  * parked one (server_shed_idle), taking it with the same compare-and-swap;
- * the thread serving a connection parks or frees its slot.  s_state changes with atomic
- * stores and compare-and-swap: no lock.  Free slots are reused last in,
- * first out, so the table's memory in use follows the most connections
- * ever open at once, not how many came and went.
+ * the thread serving a connection parks or frees its slot.  s_state
+ * changes with atomic stores and compare-and-swap: no lock.  Free slots
+ * are reused last in, first out, so the table's memory in use follows the
+ * most connections ever open at once, not how many came and went.
  */
 static struct slot slots[CONFIG_MAX_CONNECTIONS];
 static int slots_hi;		/* slots ever used are below this, atomic */
 static int free_top = -1;	/* stack of freed slots, atomic */
 static int conns;		/* open connections, atomic */
 
-/* The turn holder's own state: its batch of events, the next sweep. */
-static struct epoll_event evs[EV_BATCH];
-static int ev_n, ev_i;
-static long long next_sweep, accept_paused;
-static int pausing;		/* accept_paused is set; atomic, for all */
-static int cache_used, stop_quiet;
-static int spare_fd = -1;	/* given up for a client when out of them */
-#define STR_(x)		#x
-#define STR(x)		STR_(x)
-#define PER_IP_STR	STR(CONFIG_MAX_CONNECTIONS_PER_IP)
-
 /*
  * The listener is out of the epoll set while MAX_CONNECTIONS are open and
  * none of them can be closed to make room (full), for a moment when
- * descriptors ran out (pausing), and for good once stopping.
+ * descriptors ran out (pausing), and for good once stopping.  Rare: a
+ * lock is fine.  The flags are atomic, for any thread to read.
  */
-static pthread_mutex_t listen_lock = PTHREAD_MUTEX_INITIALIZER;
-static int listening;		/* in the epoll set, atomic */
-static int full;		/* at the cap, nothing to evict; atomic */
+static struct listener {
+	pthread_mutex_t	 l_lock;
+	int		 l_fd;
+	int		 l_in_set;	/* in the epoll set */
+	int		 l_full;	/* at the cap, nothing to evict */
+	int		 l_pausing;	/* out of descriptors: t_paused_until */
+} listener = { .l_lock = PTHREAD_MUTEX_INITIALIZER, .l_fd = -1 };
+
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
+#define PER_IP_STR	STR(CONFIG_MAX_CONNECTIONS_PER_IP)
 
 /*
  * Opens the listening socket.  An empty addr means all addresses: one
@@ -166,11 +183,11 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 		close(fd);
 		return -1;
 	}
-	listen_fd = fd;
+	listener.l_fd = fd;
 	return fd;
 }
 
-/* Puts the listener into the epoll set, or takes it out (see listening).
+/* Puts the listener into the epoll set, or takes it out (see struct listener).
  * Rare, so a lock is fine here. */
 static void
 listener_update(void)
@@ -179,14 +196,14 @@ listener_update(void)
 	    .data.u32 = (uint32_t)EV_LISTENER };
 	int want;
 
-	pthread_mutex_lock(&listen_lock);
+	pthread_mutex_lock(&listener.l_lock);
 	want = !server_stopping() &&
-	    !__atomic_load_n(&pausing, __ATOMIC_RELAXED) &&
-	    !__atomic_load_n(&full, __ATOMIC_SEQ_CST);
-	if (want != listening && epoll_ctl(epfd, want ? EPOLL_CTL_ADD :
-	    EPOLL_CTL_DEL, listen_fd, &ev) == 0)
-		__atomic_store_n(&listening, want, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&listen_lock);
+	    !__atomic_load_n(&listener.l_pausing, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&listener.l_full, __ATOMIC_SEQ_CST);
+	if (want != listener.l_in_set && epoll_ctl(turn.t_epfd, want ? EPOLL_CTL_ADD :
+	    EPOLL_CTL_DEL, listener.l_fd, &ev) == 0)
+		__atomic_store_n(&listener.l_in_set, want, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&listener.l_lock);
 }
 
 /* A slot was freed or parked: if the listener was out for want of room,
@@ -194,8 +211,8 @@ listener_update(void)
 static void
 room_made(void)
 {
-	if (__atomic_load_n(&full, __ATOMIC_SEQ_CST) &&
-	    __atomic_exchange_n(&full, 0, __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(&listener.l_full, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&listener.l_full, 0, __ATOMIC_SEQ_CST))
 		listener_update();
 }
 
@@ -243,7 +260,7 @@ conn_park(struct slot *s)
 	/* added, input already there is reported at once: then the turn
 	 * holder marks the slot PENDING, and the exchange below fails */
 	if (!s->s_added) {
-		if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->s_conn.c_fd, &ev) == -1) {
+		if (epoll_ctl(turn.t_epfd, EPOLL_CTL_ADD, s->s_conn.c_fd, &ev) == -1) {
 			log_warn("epoll_ctl: %s", strerror(errno));
 			slot_close(s);
 			return 1;
@@ -263,7 +280,7 @@ conn_park(struct slot *s)
 /*
  * Closes parked connections idle for KEEPALIVE_TIMEOUT, and returns when
  * the next one will be due.  Run by the turn holder between batches, so no
- * event for these connections is pending in evs.
+ * event for these connections is pending in the turn's batch.
  */
 static long long
 sweep(long long now)
@@ -295,8 +312,8 @@ sweep(long long now)
  * The connection parked longest (an idle keep-alive one, or one that has
  * sent nothing yet), or -1 when every connection is busy with a request.
  * The loads are sequentially consistent, as are
- * conn_park's and slot_free's stores before they look at full: so either
- * conn_room sees the slot parked or freed, or they see full set and put
+ * conn_park's and slot_free's stores before they look at l_full: so either
+ * conn_room sees the slot parked or freed, or they see l_full set and put
  * the listener back.
  */
 static int
@@ -359,9 +376,9 @@ conn_room(void)
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
 	    oldest_parked() != -1)
 		return 1;
-	__atomic_store_n(&full, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&listener.l_full, 1, __ATOMIC_SEQ_CST);
 	listener_update();
-	/* a slot freed or parked meanwhile did not see full set: look again */
+	/* a slot freed or parked meanwhile did not see l_full set: look again */
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
 	    oldest_parked() != -1) {
 		room_made();
@@ -405,8 +422,8 @@ accept_pause(void)
 	if (now != warned)
 		log_warn("accept: %s", strerror(errno));
 	warned = now;
-	accept_paused = now_ms() + 50;
-	__atomic_store_n(&pausing, 1, __ATOMIC_RELAXED);
+	turn.t_paused_until = now_ms() + 50;
+	__atomic_store_n(&listener.l_pausing, 1, __ATOMIC_RELAXED);
 	listener_update();
 }
 
@@ -423,15 +440,15 @@ accept_client(struct sockaddr_storage *peer, unsigned char *key)
 	socklen_t len = sizeof(*peer);
 	int fd, spent = 0;
 
-	fd = accept4(listen_fd, (struct sockaddr *)peer, &len,
+	fd = accept4(listener.l_fd, (struct sockaddr *)peer, &len,
 	    SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
-	    spare_fd != -1) {
-		close(spare_fd);
-		spare_fd = -1;
+	    turn.t_spare_fd != -1) {
+		close(turn.t_spare_fd);
+		turn.t_spare_fd = -1;
 		spent = 1;
 		len = sizeof(*peer);
-		fd = accept4(listen_fd, (struct sockaddr *)peer, &len,
+		fd = accept4(listener.l_fd, (struct sockaddr *)peer, &len,
 		    SOCK_CLOEXEC | SOCK_NONBLOCK);
 	}
 	if (fd == -1) {
@@ -447,7 +464,7 @@ accept_client(struct sockaddr_storage *peer, unsigned char *key)
 	} else if (spent)
 		(void)evict_oldest();	/* an idle one pays for the spare */
 	if (spent)
-		spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);
+		turn.t_spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);
 	return fd;
 }
 
@@ -466,8 +483,8 @@ conn_accept(void)
 	}
 	if (!conn_room())
 		return NULL;
-	if (spare_fd == -1)	/* given up last time: take it back */
-		spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);
+	if (turn.t_spare_fd == -1)	/* given up last time: take it back */
+		turn.t_spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);
 	if ((fd = accept_client(&peer, key)) == -1)
 		return NULL;
 	/* at MAX_CONNECTIONS: the room conn_room saw is made now (unless a
@@ -520,47 +537,47 @@ next_conn(void)
 	int n, tag, st, hup;
 
 	for (;;) {
-		if (stop_quiet)
+		if (turn.t_stop_quiet)
 			return NULL;
-		if (ev_i == ev_n) {
+		if (turn.t_ev_i == turn.t_ev_n) {
 			now = now_ms();
-			if (now >= next_sweep)
-				next_sweep = sweep(now);
-			if (accept_paused != 0 && now >= accept_paused) {
-				accept_paused = 0;
-				__atomic_store_n(&pausing, 0, __ATOMIC_RELAXED);
+			if (now >= turn.t_next_sweep)
+				turn.t_next_sweep = sweep(now);
+			if (turn.t_paused_until != 0 && now >= turn.t_paused_until) {
+				turn.t_paused_until = 0;
+				__atomic_store_n(&listener.l_pausing, 0, __ATOMIC_RELAXED);
 				listener_update();
 			}
 			/* wake for the next sweep, the end of a pause, to let
 			 * go of cached files after a second of rest, and,
 			 * stopping, to notice that all is quiet */
 			until = __atomic_load_n(&conns, __ATOMIC_RELAXED) > 0 ?
-			    next_sweep : -1;
-			if (accept_paused != 0 &&
-			    (until == -1 || accept_paused < until))
-				until = accept_paused;
-			if (cache_used && (until == -1 || now + 1000 < until))
+			    turn.t_next_sweep : -1;
+			if (turn.t_paused_until != 0 &&
+			    (until == -1 || turn.t_paused_until < until))
+				until = turn.t_paused_until;
+			if (turn.t_cache_used && (until == -1 || now + 1000 < until))
 				until = now + 1000;
 			if (server_stopping() &&
 			    (until == -1 || now + STOP_QUIET_MS < until))
 				until = now + STOP_QUIET_MS;
-			ev_i = ev_n = 0;
-			n = epoll_wait(epfd, evs, EV_BATCH,
+			turn.t_ev_i = turn.t_ev_n = 0;
+			n = epoll_wait(turn.t_epfd, turn.t_evs, EV_BATCH,
 			    until == -1 ? -1 : (int)(until - now));
 			if (n == 0) {
 				file_cache_flush();
-				cache_used = 0;
+				turn.t_cache_used = 0;
 				if (server_stopping())
-					stop_quiet = 1;
+					turn.t_stop_quiet = 1;
 			}
 			if (n > 0) {
-				ev_n = n;
-				cache_used = 1;
+				turn.t_ev_n = n;
+				turn.t_cache_used = 1;
 			}
 			continue;
 		}
-		tag = (int)evs[ev_i].data.u32;
-		hup = evs[ev_i++].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR);
+		tag = (int)turn.t_evs[turn.t_ev_i].data.u32;
+		hup = turn.t_evs[turn.t_ev_i++].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR);
 		if (tag == EV_LISTENER) {
 			if ((s = conn_accept()) != NULL)
 				return s;
@@ -599,16 +616,16 @@ static __thread struct slot *serving;	/* this thread's connection */
 int
 server_yield_turn(void)
 {
-	if (__atomic_load_n(&waiting, __ATOMIC_ACQUIRE) == 0 &&
+	if (__atomic_load_n(&pool.p_waiting, __ATOMIC_ACQUIRE) == 0 &&
 	    spawn_worker() == -1 &&
-	    __atomic_load_n(&waiting, __ATOMIC_ACQUIRE) == 0)
+	    __atomic_load_n(&pool.p_waiting, __ATOMIC_ACQUIRE) == 0)
 		return -1;
 	server_turn = 0;
 	if (serving != NULL && serving->s_added) {
-		epoll_ctl(epfd, EPOLL_CTL_DEL, serving->s_conn.c_fd, NULL);
+		epoll_ctl(turn.t_epfd, EPOLL_CTL_DEL, serving->s_conn.c_fd, NULL);
 		serving->s_added = 0;
 	}
-	pthread_mutex_unlock(&turn);
+	pthread_mutex_unlock(&turn.t_lock);
 	return 0;
 }
 
@@ -620,18 +637,17 @@ server_yield_turn(void)
 static void *
 worker(void *arg)
 {
-	char buf[HEAD_MAX + 1 + PATH_MAX_LEN];	/* see struct conn */
+	char buf[HEAD_MAX + 1];	/* see struct conn */
 	struct slot *s;
 
 	(void)arg;
 	for (;;) {
-		/* counted in waiting by whoever let us wait */
-		pthread_mutex_lock(&turn);
-		__atomic_sub_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
+		/* counted in p_waiting by whoever let us wait */
+		pthread_mutex_lock(&turn.t_lock);
+		__atomic_sub_fetch(&pool.p_waiting, 1, __ATOMIC_ACQ_REL);
 		server_turn = 1;
 		while (server_turn && (s = next_conn()) != NULL) {
 			s->s_conn.c_buf = buf;
-			s->s_conn.c_path = buf + HEAD_MAX + 1;
 			serving = s;
 			for (;;) {
 				if (!s->s_conn.c_proto->p_serve(&s->s_conn)) {
@@ -645,19 +661,19 @@ worker(void *arg)
 		}
 		if (server_turn) {	/* stopping, and quiet: let the next go */
 			server_turn = 0;
-			pthread_mutex_unlock(&turn);
+			pthread_mutex_unlock(&turn.t_lock);
 			break;
 		}
 		/* an idle worker holds no file open: a deleted file's space
 		 * is freed, and descriptors go to connections that need them */
 		file_cache_flush();
 		if (server_stopping() ||
-		    __atomic_load_n(&waiting, __ATOMIC_ACQUIRE) >= SPARE_MAX)
+		    __atomic_load_n(&pool.p_waiting, __ATOMIC_ACQUIRE) >= SPARE_MAX)
 			break;		/* the burst is over: shrink */
-		__atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
+		__atomic_add_fetch(&pool.p_waiting, 1, __ATOMIC_ACQ_REL);
 	}
 	file_cache_flush();
-	__atomic_sub_fetch(&workers, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&pool.p_workers, 1, __ATOMIC_ACQ_REL);
 	return NULL;
 }
 
@@ -670,16 +686,16 @@ spawn_worker(void)
 {
 	pthread_t t;
 
-	if (__atomic_add_fetch(&workers, 1, __ATOMIC_ACQ_REL) >
+	if (__atomic_add_fetch(&pool.p_workers, 1, __ATOMIC_ACQ_REL) >
 	    CONFIG_MAX_CONNECTIONS + 1) {
-		__atomic_sub_fetch(&workers, 1, __ATOMIC_ACQ_REL);
+		__atomic_sub_fetch(&pool.p_workers, 1, __ATOMIC_ACQ_REL);
 		return -1;
 	}
-	__atomic_add_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
-	if (pthread_create(&t, &thread_attr, worker, NULL) != 0) {
+	__atomic_add_fetch(&pool.p_waiting, 1, __ATOMIC_ACQ_REL);
+	if (pthread_create(&t, &pool.p_attr, worker, NULL) != 0) {
 		log_warn("pthread_create: %s", strerror(errno));
-		__atomic_sub_fetch(&waiting, 1, __ATOMIC_ACQ_REL);
-		__atomic_sub_fetch(&workers, 1, __ATOMIC_ACQ_REL);
+		__atomic_sub_fetch(&pool.p_waiting, 1, __ATOMIC_ACQ_REL);
+		__atomic_sub_fetch(&pool.p_workers, 1, __ATOMIC_ACQ_REL);
 		return -1;
 	}
 	return 0;
@@ -705,13 +721,13 @@ server_run(int ready)
 #if defined(__SANITIZE_ADDRESS__)
 	stack *= 8;	/* ASan's redzones need room */
 #endif
-	pthread_attr_init(&thread_attr);
-	pthread_attr_setdetachstate(&thread_attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&thread_attr, stack);
+	pthread_attr_init(&pool.p_attr);
+	pthread_attr_setdetachstate(&pool.p_attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&pool.p_attr, stack);
 	/* one worker to begin with: the first slow request starts the next */
-	fcntl(listen_fd, F_SETFL, O_NONBLOCK);
-	if ((epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
-	    (listener_update(), !listening) || spawn_worker() == -1) {
+	fcntl(listener.l_fd, F_SETFL, O_NONBLOCK);
+	if ((turn.t_epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
+	    (listener_update(), !listener.l_in_set) || spawn_worker() == -1) {
 		static const char msg[] =
 		    "mrhttpd: cannot start the event loop or a worker thread\n";
 
@@ -748,29 +764,29 @@ server_run(int ready)
 	 * for a next request end; replies in progress go on), and let them
 	 * finish for up to 5 s */
 	__atomic_store_n(&server_stop, 1, __ATOMIC_RELEASE);
-	shutdown(listen_fd, SHUT_RDWR);
+	shutdown(listener.l_fd, SHUT_RDWR);
 	/* the shut listener reports EPOLLHUP: that wakes the turn holder,
 	 * also when the listener was out of the set (MAX_CONNECTIONS) */
-	pthread_mutex_lock(&listen_lock);
-	if (!listening) {
+	pthread_mutex_lock(&listener.l_lock);
+	if (!listener.l_in_set) {
 		struct epoll_event ev = { .events = EPOLLIN,
 		    .data.u32 = (uint32_t)EV_LISTENER };
 
-		if (epoll_ctl(epfd, EPOLL_CTL_ADD, listen_fd, &ev) == 0)
-			__atomic_store_n(&listening, 1, __ATOMIC_RELEASE);
+		if (epoll_ctl(turn.t_epfd, EPOLL_CTL_ADD, listener.l_fd, &ev) == 0)
+			__atomic_store_n(&listener.l_in_set, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&listen_lock);
+	pthread_mutex_unlock(&listener.l_lock);
 	log_info("stopping on signal %d", sig);
 	for (i = 0; i < __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE); i++)
 		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) !=
 		    SLOT_FREE)	/* a stale fd is at worst a file: ENOTSOCK */
 			shutdown(slots[i].s_conn.c_fd, SHUT_RD);
 	deadline = now_ms() + 5000;
-	while (__atomic_load_n(&workers, __ATOMIC_ACQUIRE) > 0 &&
+	while (__atomic_load_n(&pool.p_workers, __ATOMIC_ACQUIRE) > 0 &&
 	    now_ms() < deadline) {
 		const struct timespec tick = { .tv_nsec = 10 * 1000000 };
 
 		nanosleep(&tick, NULL);
 	}
-	close(listen_fd);
+	close(listener.l_fd);
 }

@@ -8,14 +8,12 @@
 #include "mrhttpd.h"
 
 int
-conn_sendfile(struct conn *c, int fd, off_t off, off_t len)
+conn_copyfile(struct conn *c, int fd, off_t off, off_t len)
 {
 	char buf[16384];	/* from the thread's stack */
 	off_t sent = 0;
 	ssize_t n;
 
-	if (c->c_tr->t_sendfile != NULL)
-		return c->c_tr->t_sendfile(c, fd, off, len);
 	while (len > 0) {
 		n = pread(fd, buf, len > (off_t)sizeof(buf) ? sizeof(buf) :
 		    (size_t)len, off);

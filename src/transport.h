@@ -66,7 +66,6 @@ struct conn {
 	 * connection is parked only with nothing left in it.
 	 */
 	char		*c_buf;
-	char		*c_path;	/* the decoded path: see file_path() */
 };
 
 static inline ssize_t
@@ -108,13 +107,22 @@ conn_close(struct conn *c, int drain)
 	c->c_tr->t_close(c, drain);
 }
 
+/* A file read and written a piece at a time (transport.c). */
+int	 conn_copyfile(struct conn *, int, off_t, off_t);
+
 /*
  * Sends len bytes of fd from off: by the transport's sendfile, or read and
  * written a piece at a time.  Returns 0, or -1 when the client is gone,
  * stuck, or the file shrank under us (the connection must then be closed:
  * the length already announced can no longer be honoured).
  */
-int	 conn_sendfile(struct conn *, int, off_t, off_t);
+static inline int
+conn_sendfile(struct conn *c, int fd, off_t off, off_t len)
+{
+	if (c->c_tr->t_sendfile != NULL)
+		return c->c_tr->t_sendfile(c, fd, off, len);
+	return conn_copyfile(c, fd, off, len);
+}
 
 /*
  * The socket, to poll for the client's hang-up beside other descriptors

@@ -1,4 +1,8 @@
-/* util.c - percent-decoding, path normalisation and number/date formatting. */
+/*
+ * util.c - what several files need: percent-decoding, path normalisation,
+ * numbers and dates into a buf, HTTP-dates, comma-separated lists, errno
+ * as a status, directory reading, addresses.
+ */
 #include <arpa/inet.h>
 #include <signal.h>
 #include <spawn.h>
@@ -6,7 +10,14 @@
 #include <string.h>
 #include <time.h>
 
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "mrhttpd.h"
+
+const char hex_chars[2][17] = { "0123456789abcdef", "0123456789ABCDEF" };
+const char month_names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
 int
 hex_digit(unsigned char c)
@@ -85,25 +96,34 @@ path_normalize(char *p)
 	return w - p;
 }
 
-/* Appends v in decimal.  No locale, no stdio. */
+/* Appends v in decimal, written in place: it is on every reply's path
+ * (Content-Length), so no copy.  No locale, no stdio. */
 void
 buf_uint(struct buf *b, unsigned long long v)
 {
-	char tmp[20];
-	int n = sizeof(tmp);
+	unsigned long long t = 10;
+	size_t n = 1;
+	char *p;
 
-	do {
-		tmp[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	buf_add(b, tmp + n, sizeof(tmp) - (size_t)n);
+	while (n < 20 && v >= t) {	/* its digits: 20 at most */
+		n++;
+		t *= 10;
+	}
+	if (b->b_over || n > buf_room(b)) {
+		b->b_over = 1;
+		return;
+	}
+	p = b->b_p += n;
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
 }
 
 /* Appends v in hexadecimal, lower case, or upper case with upper set. */
 void
 buf_hex(struct buf *b, unsigned long long v, int upper)
 {
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	const char *digits = hex_chars[upper != 0];
 	char tmp[16];
 	int n = sizeof(tmp);
 
@@ -116,7 +136,7 @@ buf_hex(struct buf *b, unsigned long long v, int upper)
 void
 buf_url(struct buf *b, const char *s, size_t n, int slash)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	const char *hex = hex_chars[1];
 	unsigned char c;
 	char esc[3];
 
@@ -205,10 +225,9 @@ time_utc(time_t t, struct tm *tm)
  * hostile mtime) must not put other bytes into a header.
  */
 char *
-fmt_http_date(char *p, time_t t)
+http_date_fmt(char *p, time_t t)
 {
 	static const char days[] = "SunMonTueWedThuFriSat";
-	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 	long long v = (long long)t;	/* time_t may have 32 bits */
 	struct tm tm;
 
@@ -222,7 +241,7 @@ fmt_http_date(char *p, time_t t)
 	p[4] = ' ';
 	p = two(p + 5, tm.tm_mday);
 	*p++ = ' ';
-	memcpy(p, months + 3 * tm.tm_mon, 3);
+	memcpy(p, month_names + 3 * tm.tm_mon, 3);
 	p[3] = ' ';
 	p = two(p + 4, (tm.tm_year + 1900) / 100);
 	p = two(p, (tm.tm_year + 1900) % 100);
@@ -248,7 +267,7 @@ http_date_now(time_t *now)
 
 	*now = time(NULL);
 	if (*now != cached) {
-		fmt_http_date(buf, *now);
+		http_date_fmt(buf, *now);
 		buf[29] = '\0';
 		cached = *now;
 	}
@@ -273,11 +292,10 @@ days_from_civil(long long y, int m, int d)
 static int
 month_of(const char *s)
 {
-	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 	int i;
 
 	for (i = 0; i < 12; i++)
-		if (strncmp(s, months + 3 * i, 3) == 0)
+		if (strncmp(s, month_names + 3 * i, 3) == 0)
 			return i + 1;
 	return 0;
 }
@@ -464,4 +482,72 @@ addr_fmt(const struct sockaddr_storage *ss, char *out, size_t outsz)
 		    (socklen_t)outsz);
 	else if (ss->ss_family == AF_INET6)
 		inet_ntop(AF_INET6, &s6->sin6_addr, out, (socklen_t)outsz);
+}
+
+int
+list_next(const char **sp, struct list_item *it)
+{
+	const char *v = *sp;
+	size_t n;
+
+	while (*v == ' ' || *v == '\t' || *v == ',')
+		v++;
+	if (*v == '\0')
+		return 0;
+	for (n = 0; v[n] != '\0' && v[n] != ',' && v[n] != ';' &&
+	    v[n] != ' ' && v[n] != '\t'; n++)
+		;
+	it->li_name = v;
+	it->li_len = n;
+	for (v += n; *v == ' ' || *v == '\t'; v++)
+		;
+	it->li_params = *v == ';' ? v + 1 : NULL;
+	it->li_junk = *v != ';' && *v != ',' && *v != '\0';
+	while (*v != '\0' && *v != ',')
+		v++;
+	*sp = v;
+	return 1;
+}
+
+int
+errno_status(int e, int writing)
+{
+	switch (e) {
+	case ENOENT:
+		return 404;
+	case ENOTDIR:
+		return writing ? 409 : 404;
+	case ELOOP:	/* reading: a link where FOLLOW_SYMLINKS=0 refuses them */
+		return writing ? 409 : 403;
+	case EEXIST:
+	case EISDIR:
+	case ENOTEMPTY:
+		return 409;
+	case EACCES:
+	case EPERM:
+	case EROFS:
+	case EXDEV:	/* a link that leads out of PUBLIC_DIR (openat2) */
+		return 403;
+	case ENAMETOOLONG:
+		return 414;
+	case ENOSPC:
+	case EDQUOT:
+		return 507;
+	case EMFILE:
+	case ENFILE:
+		return 503;	/* out of descriptors: try again later */
+	default:
+		return 500;
+	}
+}
+
+ssize_t
+dir_read(int fd, void *buf, size_t n)
+{
+	long r;
+
+	do
+		r = syscall(SYS_getdents64, fd, buf, n);
+	while (r == -1 && errno == EINTR);
+	return (ssize_t)r;
 }

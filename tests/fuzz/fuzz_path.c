@@ -1,5 +1,5 @@
 /*
- * fuzz_path.c - url_decode() then path_normalize(), as file_path() does
+ * fuzz_path.c - url_decode() then path_normalize(), as route.c's decode_path() does
  * with a request's path.  A property test:
  *
  *   url_decode    agrees with a plain decoder written here; the result
@@ -119,7 +119,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *dst, *exact, *model, *again;
 	ssize_t n, m, k, mm;
 
-	/* decode as file_path() does, into PATH_MAX_LEN bytes */
+	/* decode as route.c's decode_path() does, into PATH_MAX_LEN bytes */
 	dst = malloc(PATH_MAX_LEN);
 	model = malloc(PATH_MAX_LEN);
 	if (dst == NULL || model == NULL)

@@ -9,6 +9,7 @@
  * the parser returns must hold together (check_parsed).
  */
 #include "../../src/request.c"
+#include "../../src/util.c"
 
 #include "fuzz.h"
 

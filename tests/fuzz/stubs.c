@@ -7,6 +7,8 @@
  */
 #include "../../src/mrhttpd.h"
 #include "../../src/log.h"
+#include "../../src/response.h"
+#include "../../src/route.h"
 
 #include "fuzz.h"
 
@@ -19,23 +21,11 @@ WEAK int server_yield_turn(void) { UNREACHED(); }
 WEAK int server_shed_idle(void) { UNREACHED(); }
 WEAK const char *mime_lookup(const char *s, size_t n)
     { (void)s; (void)n; UNREACHED(); }
-WEAK ssize_t conn_read(struct conn *c, void *p, size_t n)
-    { (void)c; (void)p; (void)n; UNREACHED(); }
-WEAK int conn_write(struct conn *c, const void *p, size_t n)
-    { (void)c; (void)p; (void)n; UNREACHED(); }
-WEAK int conn_writev(struct conn *c, struct iovec *v, int n)
-    { (void)c; (void)v; (void)n; UNREACHED(); }
-WEAK int conn_writev_more(struct conn *c, struct iovec *v, int n, int more)
-    { (void)c; (void)v; (void)n; (void)more; UNREACHED(); }
-WEAK int conn_sendfile(struct conn *c, int fd, off_t off, off_t n)
+WEAK int conn_copyfile(struct conn *c, int fd, off_t off, off_t n)
     { (void)c; (void)fd; (void)off; (void)n; UNREACHED(); }
-WEAK int conn_wait_readable(struct conn *c, int ms)
-    { (void)c; (void)ms; UNREACHED(); }
 WEAK ssize_t body_read(struct conn *c, struct body *b, char *p, size_t n)
     { (void)c; (void)b; (void)p; (void)n; UNREACHED(); }
 WEAK int body_pending(const struct body *b) { (void)b; UNREACHED(); }
-WEAK int file_path(struct conn *c, struct request *r, char **p, ssize_t *n,
-    int f) { (void)c; (void)r; (void)p; (void)n; (void)f; UNREACHED(); }
 WEAK int file_serve(struct conn *c, struct request *r, struct reply *rp)
     { (void)c; (void)r; (void)rp; UNREACHED(); }
 WEAK int cgi_below(const char *p, ssize_t n) { (void)p; (void)n; UNREACHED(); }
@@ -43,13 +33,12 @@ WEAK int dirlist_serve(struct conn *c, struct request *r, struct reply *rp,
     int fd) { (void)c; (void)r; (void)rp; (void)fd; UNREACHED(); }
 WEAK int response_error(struct conn *c, struct request *r, struct reply *rp,
     int s) { (void)c; (void)r; (void)rp; (void)s; UNREACHED(); }
-WEAK int response_error_hdr(struct conn *c, struct request *r,
-    struct reply *rp, int s, const char *h)
-    { (void)c; (void)r; (void)rp; (void)s; (void)h; UNREACHED(); }
-WEAK void response_head(struct buf *b, int s, int minor, struct conn *c)
-    { (void)b; (void)s; (void)minor; (void)c; UNREACHED(); }
-WEAK int response_send_head(struct conn *c, struct request *r,
-    struct reply *rp, struct buf *b)
-    { (void)c; (void)r; (void)rp; (void)b; UNREACHED(); }
+WEAK int response_error_field(struct conn *c, struct request *r,
+    struct reply *rp, int s, const char *n, const char *v)
+    { (void)c; (void)r; (void)rp; (void)s; (void)n; (void)v; UNREACHED(); }
+WEAK int response_send(struct conn *c, struct request *r, struct reply *rp,
+    struct response *rs)
+    { (void)c; (void)r; (void)rp; (void)rs; UNREACHED(); }
+WEAK enum route route_request(struct request *r) { (void)r; UNREACHED(); }
 WEAK void log_msg(const char *level, const char *fmt, ...)
     { (void)level; (void)fmt; UNREACHED(); }

@@ -7,6 +7,7 @@
  * and *scanned must resume), and split once at every offset.
  */
 #include "../../src/request.c"
+#include "../../src/util.c"
 
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
 /*
  * util.c - unit tests for url_decode(), path_normalize(), fmt_uint() and
- * fmt_http_date().
+ * http_date_fmt().
  */
 #include "../../src/util.c"
 
@@ -321,15 +321,15 @@ check_date(int line, long long t, const char *want)
 
 	tap_row(line);
 	memset(buf, '#', sizeof(buf));
-	end = fmt_http_date(buf, (time_t)t);
-	is_int(end - buf, 29, "fmt_http_date(%lld): 29 bytes", t);
-	is_mem(buf, 29, want, "fmt_http_date(%lld)", t);
-	is_int(buf[29], '#', "fmt_http_date(%lld): nothing written past 29", t);
+	end = http_date_fmt(buf, (time_t)t);
+	is_int(end - buf, 29, "http_date_fmt(%lld): 29 bytes", t);
+	is_mem(buf, 29, want, "http_date_fmt(%lld)", t);
+	is_int(buf[29], '#', "http_date_fmt(%lld): nothing written past 29", t);
 	tap_row(0);
 }
 
 static void
-test_fmt_http_date(void)
+test_http_date_fmt(void)
 {
 	const char *d;
 	time_t now;
@@ -348,7 +348,7 @@ test_fmt_http_date(void)
 
 	/* http_date_now: the same format, for the time it reports */
 	d = http_date_now(&now);
-	fmt_http_date(want, now);
+	http_date_fmt(want, now);
 	want[29] = '\0';
 	is_str(d, want, "http_date_now() formats the time it returns");
 	ok(now >= 1700000000, "http_date_now() time is recent");
@@ -361,6 +361,6 @@ main(void)
 	test_path_normalize();
 	test_buf_uint();
 	test_buf_bounds();
-	test_fmt_http_date();
+	test_http_date_fmt();
 	return done_testing();
 }

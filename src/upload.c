@@ -1,5 +1,5 @@
 /*
- * put.c - PUT and DELETE below PUT_PATH (in PUBLIC_DIR), as in upstream
+ * upload.c - PUT and DELETE below PUT_PATH (in PUBLIC_DIR), as in upstream
  * mrhttpd 2.8.
  *
  * An upload streams into a temporary file beside its target, is synced,
@@ -16,38 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "put.h"
+#include "upload.h"
 
 enum {
 	TREE_DEPTH_MAX = 16,	/* DELETE of deeper trees fails (409) */
 };
-
-/* Maps errno of a file operation to a status, once. */
-static int
-put_errno_status(int e)
-{
-	switch (e) {
-	case ENOENT:
-		return 404;
-	case EACCES:
-	case EPERM:
-	case EROFS:
-		return 403;
-	case ENAMETOOLONG:
-		return 414;
-	case ENOSPC:
-	case EDQUOT:
-		return 507;
-	case EEXIST:
-	case ENOTDIR:
-	case EISDIR:
-	case ENOTEMPTY:
-	case ELOOP:
-		return 409;
-	default:
-		return 500;
-	}
-}
 
 /*
  * Splits the request's path below PUT_PATH into its directory, opened
@@ -56,7 +29,7 @@ put_errno_status(int e)
  * Returns the directory's fd, or -status: 405 outside PUT_PATH.
  */
 static int
-put_locate(struct conn *c, struct request *r, int create, char *name,
+upload_locate(struct request *r, int create, char *name,
     size_t namesz)
 {
 	size_t plen = sizeof(CONFIG_PUT_PATH) - 1;
@@ -64,15 +37,16 @@ put_locate(struct conn *c, struct request *r, int create, char *name,
 	ssize_t len;
 	int dfd, fd, rc;
 
-	if ((rc = file_path(c, r, &path, &len, 1)) != 0)
-		return rc;
+	if ((len = r->req_decoded_len) < 0)
+		return (int)len;
+	path = r->req_decoded;
 	if ((size_t)len <= plen + 1 || memcmp(path, CONFIG_PUT_PATH, plen) != 0 ||
 	    path[plen] != '/')
 		return -405;		/* not below PUT_PATH */
 	if (path[len - 1] == '/')
 		return -409;		/* a directory cannot be PUT */
 	if ((dfd = fcntl(settings.set_public_fd, F_DUPFD_CLOEXEC, 0)) == -1)
-		return -put_errno_status(errno);
+		return -errno_status(errno, 1);
 	for (comp = path + 1; (slash = strchr(comp, '/')) != NULL;
 	    comp = slash + 1) {
 		*slash = '\0';
@@ -95,28 +69,21 @@ put_locate(struct conn *c, struct request *r, int create, char *name,
  fail:
 	rc = errno;
 	close(dfd);
-	return -put_errno_status(rc);
+	return -errno_status(rc, 1);
 }
 
 /* A status reply without a body (201, 204). */
 static int
-put_reply(struct conn *c, struct request *r, struct reply *rp, int status)
+upload_done(struct conn *c, struct request *r, struct reply *rp, int status)
 {
-	char head[HEAD_ROOM];
-	struct buf b;
+	struct response rs;
 
-	buf_init(&b, head, sizeof(head));
-	response_head(&b, status, r->req_minor, c);
-	if (status != 204)
-		buf_lit(&b, "Content-Length: 0\r\n");
-	buf_lit(&b, "\r\n");
-	rp->rp_status = status;
-	rp->rp_bytes = 0;
-	return response_send_head(c, r, rp, &b);
+	response_init(&rs, status, NULL, 0);
+	return response_send(c, r, rp, &rs);
 }
 
 int
-put_serve(struct conn *c, struct request *r, struct reply *rp)
+upload_put(struct conn *c, struct request *r, struct reply *rp)
 {
 	static unsigned serial;
 	char name[256], tmp[64], buf[8192], *p;
@@ -127,15 +94,15 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 
 	/* a body to read, the disk to wait for: never on the turn */
 	if (server_yield() != 0)
-		return response_error_hdr(c, r, rp, 503, "Retry-After: 1\r\n");
+		return response_error(c, r, rp, 503);
 	if (CONFIG_PUT_MAX_BODY >= 0) {
 		if (r->req_clen > CONFIG_PUT_MAX_BODY)
 			return response_error(c, r, rp, 413);
 		b->b_max = CONFIG_PUT_MAX_BODY;
 	}
-	if ((dfd = put_locate(c, r, 1, name, sizeof(name))) < 0) {
+	if ((dfd = upload_locate(r, 1, name, sizeof(name))) < 0) {
 		if (dfd == -405)
-			return response_error_hdr(c, r, rp, 405, ALLOW_HEADER);
+			return response_error_field(c, r, rp, 405, "Allow", ALLOW_METHODS);
 		return response_error(c, r, rp, -dfd);
 	}
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -165,7 +132,7 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
 	    O_NOFOLLOW, 0644);
 	if (fd == -1) {
-		status = put_errno_status(errno);
+		status = errno_status(errno, 1);
 		close(dfd);
 		return response_error(c, r, rp, status);
 	}
@@ -175,7 +142,7 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 			if ((w = write(fd, p, (size_t)n)) == -1 && errno == EINTR)
 				w = 0;
 			else if (w == -1) {
-				status = put_errno_status(errno);
+				status = errno_status(errno, 1);
 				goto abort;
 			}
 		}
@@ -186,19 +153,19 @@ put_serve(struct conn *c, struct request *r, struct reply *rp)
 		goto abort;
 	}
 	if (fsync(fd) == -1) {
-		status = put_errno_status(errno);
+		status = errno_status(errno, 1);
 		goto abort;
 	}
 	close(fd);
 	fd = -1;
 	existed = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (renameat(dfd, tmp, dfd, name) == -1) {
-		status = put_errno_status(errno);
+		status = errno_status(errno, 1);
 		goto abort;
 	}
 	close(dfd);
 	file_cache_invalidate();	/* no client may see the old file */
-	return put_reply(c, r, rp, existed ? 204 : 201);
+	return upload_done(c, r, rp, existed ? 204 : 201);
 
  abort:
 	/* the old file, if any, is untouched; the partial one goes */
@@ -241,7 +208,7 @@ remove_tree(int dirfd, const char *name, int depth)
 	do {
 		any = 0;
 		lseek(fd, 0, SEEK_SET);
-		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		while ((n = dir_read(fd, buf, sizeof(buf))) > 0)
 			for (off = 0; off < n; off += d->d_reclen) {
 				d = (struct dirent64 *)(buf + off);
 				if (strcmp(d->d_name, ".") == 0 ||
@@ -267,23 +234,23 @@ remove_tree(int dirfd, const char *name, int depth)
 }
 
 int
-delete_serve(struct conn *c, struct request *r, struct reply *rp)
+upload_delete(struct conn *c, struct request *r, struct reply *rp)
 {
 	char name[256];
 	int dfd, rc;
 
 	/* a tree may take a while: never on the turn */
 	if (server_yield() != 0)
-		return response_error_hdr(c, r, rp, 503, "Retry-After: 1\r\n");
-	if ((dfd = put_locate(c, r, 0, name, sizeof(name))) < 0) {
+		return response_error(c, r, rp, 503);
+	if ((dfd = upload_locate(r, 0, name, sizeof(name))) < 0) {
 		if (dfd == -405)
-			return response_error_hdr(c, r, rp, 405, ALLOW_HEADER);
+			return response_error_field(c, r, rp, 405, "Allow", ALLOW_METHODS);
 		return response_error(c, r, rp, -dfd);
 	}
-	rc = remove_tree(dfd, name, 0) == -1 ? put_errno_status(errno) : 0;
+	rc = remove_tree(dfd, name, 0) == -1 ? errno_status(errno, 1) : 0;
 	close(dfd);
 	if (rc != 0)
 		return response_error(c, r, rp, rc);
 	file_cache_invalidate();	/* nor what is gone */
-	return put_reply(c, r, rp, 204);
+	return upload_done(c, r, rp, 204);
 }
