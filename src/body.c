@@ -99,7 +99,10 @@ body_unread(struct conn *c, struct body *b, const char *p, size_t n)
 
 /*
  * The chunked framing (RFC 9112 7.1) of the raw bytes buf[0..got): chunk
- * data moves to the front of buf, everything else is consumed.  No I/O,
+ * data moves to the front of buf, everything else is consumed.  Lines of
+ * the framing end in CRLF, never a bare LF: a front end that reads them
+ * otherwise must not be able to hide a request in a body (smuggling).
+ * Extensions are skipped, without controls; trailer fields are dropped.  No I/O,
  * so it can be tested and fuzzed alone.  Returns the count of data bytes,
  * with *used set to the raw bytes consumed (less than got only once the
  * body ended: the rest belongs to the next request), or -400 for broken
@@ -127,27 +130,32 @@ body_dechunk(struct body *b, char *buf, size_t got, size_t *used)
 				b->b_digits++;
 			} else if (b->b_digits == 0)
 				return -400;
-			else if (ch == ';' || ch == ' ' || ch == '\t')
-				b->b_state = CH_EXT;
-			else if (ch == '\r')
-				b->b_state = CH_SIZE_LF;
-			else if (ch == '\n')
-				goto size_done;
 			else
+				goto size_end;
+			break;
+		case CH_SIZE_WS:	/* BWS, which only a ';' may follow */
+			if (++b->b_ext > 1024)
 				return -400;
+ size_end:
+			if (ch == ';')
+				b->b_state = CH_EXT;
+			else if (ch == ' ' || ch == '\t')
+				b->b_state = CH_SIZE_WS;
+			else if (ch == '\r' && b->b_state == CH_SIZE)
+				b->b_state = CH_SIZE_LF;
+			else
+				return -400;	/* a bare LF too: CRLF only */
 			break;
 		case CH_EXT:	/* chunk extensions: ignored, bounded */
-			if (++b->b_ext > 1024)
+			if (++b->b_ext > 1024 || ch == '\n' ||
+			    (ch < ' ' && ch != '\t' && ch != '\r') || ch == 0x7f)
 				return -400;
 			if (ch == '\r')
 				b->b_state = CH_SIZE_LF;
-			else if (ch == '\n')
-				goto size_done;
 			break;
 		case CH_SIZE_LF:
 			if (ch != '\n')
 				return -400;
- size_done:
 			b->b_digits = b->b_ext = 0;
 			/* checked against what is left of the limit: the
 			 * sum b_total + b_left could overflow */
@@ -170,12 +178,8 @@ body_dechunk(struct body *b, char *buf, size_t got, size_t *used)
 			break;
 		}
 		case CH_DATA_CR:
-			if (ch == '\n') {
-				b->b_state = CH_SIZE;
-				break;
-			}
 			if (ch != '\r')
-				return -400;
+				return -400;	/* a bare LF too: CRLF only */
 			b->b_state = CH_DATA_LF;
 			break;
 		case CH_DATA_LF:

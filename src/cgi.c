@@ -393,6 +393,8 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 	h->ch_status = 0;
 	h->ch_location = NULL;
 	h->ch_clen = -1;
+	if (memchr(head, '\0', end) != NULL)
+		return -1;	/* it would end the block early, unseen */
 	head[end] = '\0';
 	for (line = head; *line != '\0' && *line != '\n' &&
 	    !(line[0] == '\r' && line[1] == '\n'); line = next) {

@@ -298,7 +298,7 @@ struct body {
 	int		 b_continue;	/* 100 Continue still to send */
 };
 enum {
-	CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
+	CH_SIZE, CH_SIZE_WS, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
 	CH_TRAILER, CH_TRAILER_LINE, CH_END_LF, CH_DONE,
 };
 int	 body_start(struct conn *, struct request *, struct body *, long long);

@@ -101,10 +101,17 @@ sub pass_through {
 	for my $line (split /\n/, $tap) {
 		if ($line =~ /^1\.\.(\d+)/) {
 			$planned = $1;
-		} elsif ($line =~ /^(not )?ok\b\s*\d*\s*(?:- )?(.*)$/) {
+		} elsif ($line =~ /^(not )?ok\b\s*\d*\s*(?:- )?(.*?)(?: # TODO (.*))?$/) {
+			my ($failed, $name, $todo) = (defined $1, $2, $3);
+
 			$seen++;
-			$last_failed = defined $1;
-			ok(!$last_failed, $2);
+			# a known disagreement with a standard, kept in its
+			# table: reported, but no failure of the suite
+			TODO: {
+				local $TODO = $todo;
+				ok(!$failed, $name);
+			}
+			$last_failed = $failed && !defined $todo;
 		} elsif ($line =~ /^#\s?(.*)$/) {
 			if ($last_failed) {
 				diag($1);
