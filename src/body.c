@@ -102,8 +102,8 @@ body_unread(struct conn *c, struct body *b, const char *p, size_t n)
  * data moves to the front of buf, everything else is consumed.  Lines of
  * the framing end in CRLF, never a bare LF: a front end that reads them
  * otherwise must not be able to hide a request in a body (smuggling).
- * Extensions are skipped, without controls; trailer fields are dropped.  No I/O,
- * so it can be tested and fuzzed alone.  Returns the count of data bytes,
+ * Extensions are skipped, without controls; trailer fields are dropped.
+ * No I/O, so it can be tested and fuzzed alone.  Returns the count of data bytes,
  * with *used set to the raw bytes consumed (less than got only once the
  * body ended: the rest belongs to the next request), or -400 for broken
  * framing, -413 past b_max.

@@ -1,7 +1,8 @@
 /*
- * main.c - start-up, in order: options, signals, limits, log, socket, jail,
- * user, detach, serve.  Anything that can fail does so here, with one line
- * on stderr and a non-zero exit, before the server detaches.
+ * main.c - start-up, in order: options, signals, limits, log, socket,
+ * detach, pid file, jail, user, serve.  Anything that can fail does so
+ * here, with one line on stderr and a non-zero exit, before the launcher
+ * of a detached server returns.
  */
 #include <sys/resource.h>
 #include <sys/stat.h>

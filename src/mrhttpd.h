@@ -44,9 +44,9 @@
 enum {
 	PATH_MAX_LEN = 4096,		/* longest decoded request path */
 	HEAD_MAX = CONFIG_HTTP_HEADER_LENGTH,
-	/* response_head's part, and the few headers every reply adds:
-	 * configure keeps PRAGMA (and the other strings that go into a
-	 * header) short enough for this */
+	/* a response head's common part (http1_head) and the few fields
+	 * every reply adds: configure keeps PRAGMA (and the other strings
+	 * that go into a header) short enough for this */
 	HEAD_ROOM = 512 + sizeof(CONFIG_PRAGMA),
 };
 
@@ -68,7 +68,7 @@ struct settings {
 };
 extern struct settings settings;
 
-/* Methods the parser knows by name.  Only GET and HEAD are served so far. */
+/* Methods the parser knows by name; route.c decides which are served. */
 enum method {
 	M_UNKNOWN = 0, M_GET, M_HEAD, M_POST, M_PUT, M_DELETE, M_OPTIONS,
 	M_TRACE, M_CONNECT, M_PATCH,
@@ -116,7 +116,7 @@ struct request {
 	 * passed: the user name ("" when the scheme has none) and scheme */
 	const char	*req_user;
 	const char	*req_auth_type;
-	int		 req_qhack;	/* file_path put the query in the path */
+	int		 req_qhack;	/* QUERY_HACK put the query in the path */
 	const char	*req_expect;
 	const char	*req_accept_encoding;
 	int		 req_nhdrs;
@@ -124,8 +124,9 @@ struct request {
 	/*
 	 * The path, percent-decoded and normalised by route_request(), in
 	 * PATH_MAX_LEN bytes of the request's own (the protocol provides
-	 * them): nothing else writes there, so reading a body never
-	 * overwrites the path a handler or the log still uses.
+	 * them), apart from c_buf: reading a body never overwrites it.  The
+	 * request's handler alone may change it in place (file.c tries
+	 * FILE.gz, cgi.c and upload.c cut it at a slash for a moment).
 	 */
 	char		*req_decoded;
 	ssize_t		 req_decoded_len;	/* its length, or -status */

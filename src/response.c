@@ -1,7 +1,7 @@
 /*
  * response.c - responses every handler may give: errors (with their
- * pages), OPTIONS, redirects; and response_send(), which hands a
- * response to the connection's protocol.
+ * pages) and OPTIONS; and response_send(), which hands a response to the
+ * connection's protocol.
  */
 #include <fcntl.h>
 #include <string.h>

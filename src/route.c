@@ -109,7 +109,8 @@ route_request(struct request *r)
 
 /*
  * The way of every request, whatever its protocol: routes it, checks what
- * it may do, and hands it to its handler.  Returns as the handlers: 0 to go on, -1 to close.
+ * it may do, and hands it to its handler.  Returns as the handlers: 0 to
+ * go on, -1 to close.
  */
 int
 route_serve(struct conn *c, struct request *r, struct reply *rp)

@@ -2,7 +2,7 @@
  * fuzz_cgi_head.c - cgi_parse_head(), a CGI program's header block.
  *
  * Input: 2 bytes that size the output buffer for the fields passed on
- * (0 to CGI_HEAD_MAX + 512, what cgi_headers() gives it), then the block:
+ * (0 to CGI_HEAD_MAX + 512, what cgi_respond() gives it), then the block:
  * an exactly sized heap copy with one byte more for the NUL the parser
  * writes at head[end].  The output buffer is followed by a guard of known
  * bytes, inside the same allocation, so a write past b_end shows even

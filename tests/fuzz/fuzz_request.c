@@ -3,7 +3,7 @@
  *
  * The input is one receive buffer.  It is parsed whole, from an exactly
  * sized heap copy (ASan catches any read past len), and again the way
- * read_head() in src/server.c meets it: the first part alone, then, when
+ * read_head() in src/http1.c meets it: the first part alone, then, when
  * that asked for more, all of it with *scanned carried over.  The split
  * point comes from the first byte.  Both ways must agree, and whatever
  * the parser returns must hold together (check_parsed).

@@ -2,11 +2,11 @@
  * cgi.c - unit tests for cgi_parse_head(), a CGI program's header block
  * (RFC 3875 6.2-6.3; the fields as in RFC 9110 5).
  *
- * Each row is a header block as cgi_output() hands it over: up to and
+ * Each row is a header block as cgi_gather() hands it over: up to and
  * including the empty line that ends it.  It is parsed from an exactly
  * sized heap copy with the one byte more that the parser writes its NUL
  * in, into a fields buffer of exactly the size given (that of
- * cgi_headers() unless the row says otherwise), so ASan sees any access
+ * cgi_respond() unless the row says otherwise), so ASan sees any access
  * past either.  What must come of it: -1 (the reply is a 502), or 0 with
  * the Status, Location and Content-Length read and the fields passed on,
  * as CRLF lines.
@@ -40,7 +40,7 @@
 #define S(s)		s, sizeof(s) - 1
 /* B(name, block): a row's line, name and header block */
 #define B(n, s)		__LINE__, n, S(s)
-/* the fields buffer of cgi_headers() */
+/* the fields buffer of cgi_respond() */
 #define DEF		((size_t)CGI_HEAD_MAX + 512)
 #define NOLOC		NULL
 #define NOLEN		(-1LL)
@@ -160,7 +160,7 @@ static const struct row {
 	    "\r\n"), DEF, INVALID },
 
 	/* Location (6.3.2): local (a path) or a client redirect (a URI);
-	 * cgi_headers() tells them apart by the leading '/' */
+	 * cgi_respond() tells them apart by the leading '/' */
 	{ B("local Location", "Location: /other/page?x=1\r\n\r\n"), DEF,
 	  VALID(0, "/other/page?x=1", NOLEN, "") },
 	{ B("absolute Location", "Location: http://example.com/x\r\n\r\n"),
@@ -301,7 +301,7 @@ struct result {
 	int		 over;
 };
 
-/* Parses in[0..n) as cgi_headers() does, into a fields buffer of fsz. */
+/* Parses in[0..n) as cgi_respond() does, into a fields buffer of fsz. */
 static void
 parse(const char *in, size_t n, size_t fsz, struct result *res)
 {
@@ -408,9 +408,9 @@ check_row(const struct row *r)
 }
 
 /*
- * Blocks of up to CGI_HEAD_MAX - 1 bytes (cgi_output() passes no more)
+ * Blocks of up to CGI_HEAD_MAX - 1 bytes (cgi_gather() passes no more)
  * whose fields, with ": " and CRLF, need more than the CGI_HEAD_MAX + 512
- * bytes of cgi_headers()' buffer: the Content-Type line, 23 bytes passed
+ * bytes of cgi_respond()' buffer: the Content-Type line, 23 bytes passed
  * on, and k lines "a:\n", each passed on as "a: \r\n", fill 23 + 5k.
  */
 #define CT_LF		"Content-Type: text/xy\n"

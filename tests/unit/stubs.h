@@ -29,29 +29,20 @@
 #pragma weak server_turn
 #pragma weak server_yield_turn
 #pragma weak server_shed_idle
-/* the transport (io.c, plain.c, transport.c) */
-#pragma weak conn_read
-#pragma weak conn_write
-#pragma weak conn_writev
-#pragma weak conn_writev_more
-#pragma weak conn_sendfile
-#pragma weak conn_wait_readable
+/* the transport (transport.c; the rest are inlines over c_tr) */
+#pragma weak conn_copyfile
 /* body.c */
 #pragma weak body_read
 #pragma weak body_pending
 /* file.c, cgi.c, dirlist.c, mime.c */
-#pragma weak file_path
 #pragma weak file_serve
 #pragma weak cgi_below
 #pragma weak dirlist_serve
 #pragma weak mime_lookup
 /* response.c, route.c */
 #pragma weak response_error
-#pragma weak response_error_hdr
 #pragma weak response_error_field
-#pragma weak response_head
 #pragma weak response_send
-#pragma weak response_send_head
 #pragma weak route_request
 /* log.c (LOG_LEVEL > 0) */
 #pragma weak log_msg

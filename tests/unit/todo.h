@@ -34,7 +34,7 @@ todo_name(char *buf, size_t sz, const char *fmt, va_list ap)
 		buf[0] = '\0';
 }
 
-/* The result line of a TODO check: always "ok", the outcome in a note. */
+/* The result line of a TODO check, and a note on its outcome. */
 static TAP_UNUSED void
 todo_result(const char *file, int line, int pass, const char *todo,
     const char *name)

@@ -1,5 +1,5 @@
 /*
- * util.c - unit tests for url_decode(), path_normalize(), fmt_uint() and
+ * util.c - unit tests for url_decode(), path_normalize(), buf_uint() and
  * http_date_fmt().
  */
 #include "../../src/util.c"
