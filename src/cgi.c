@@ -274,46 +274,31 @@ cgi_signal(pid_t pid, int sig)
 static void
 cgi_kill(struct cgi *g)
 {
-	long long until;
 	int st;
 
 	cgi_signal(g->g_pid, SIGTERM);
-	for (until = now_ms() + 1000; now_ms() < until;) {
-		if (waitpid(g->g_pid, &st, WNOHANG) == g->g_pid) {
-			kill(-g->g_pid, SIGKILL);	/* its children too */
-			return;
-		}
-		const struct timespec t = { .tv_nsec = 10 * 1000000 };
-
-		nanosleep(&t, NULL);
-	}
-	cgi_signal(g->g_pid, SIGKILL);
-	while (waitpid(g->g_pid, &st, 0) == -1 && errno == EINTR)
-		;
+	if (wait_exit(g->g_pid, now_ms() + 1000, &st) == 0)
+		kill(-g->g_pid, SIGKILL);	/* its children too */
+	else
+		kill_wait(g->g_pid, 1, &st);
 }
 
 /* Waits for the program to exit until deadline, then kills it. */
 static void
 cgi_reap(struct cgi *g, long long deadline)
 {
-	const struct timespec t = { .tv_nsec = 5 * 1000000 };
 	int st;
 
-	while (now_ms() < deadline) {
-		if (waitpid(g->g_pid, &st, WNOHANG) == g->g_pid) {
-			if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
-				log_warn("cgi %s: exit status %d", g->g_script,
-				    WEXITSTATUS(st));
-			else if (WIFSIGNALED(st))
-				log_warn("cgi %s: killed by signal %d",
-				    g->g_script, WTERMSIG(st));
-			return;
-		}
-		nanosleep(&t, NULL);
-	}
-	log_warn("cgi %s: still running after %d s, killed", g->g_script,
-	    CONFIG_CGI_TIMEOUT);
-	cgi_kill(g);
+	if (wait_exit(g->g_pid, deadline, &st) == -1) {
+		log_warn("cgi %s: still running after %d s, killed",
+		    g->g_script, CONFIG_CGI_TIMEOUT);
+		cgi_kill(g);
+	} else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+		log_warn("cgi %s: exit status %d", g->g_script,
+		    WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		log_warn("cgi %s: killed by signal %d", g->g_script,
+		    WTERMSIG(st));
 }
 
 /* Starts the program.  Returns 0, or -1 with errno set. */
@@ -690,6 +675,15 @@ cgi_stream(void *arg, struct stream *st)
 	return (int)n;
 }
 
+/* Answers with an error of ours, before the program's output ends: no
+ * 102 may follow it. */
+static int
+cgi_answer(struct cgi *g, struct reply *rp, int status)
+{
+	g->g_sent = 1;
+	return response_error(g->g_conn, g->g_req, rp, status);
+}
+
 /*
  * Answers with what the program wrote: its header block parsed (an
  * invalid one is a 502), then its stdout streamed.  Returns as a
@@ -717,7 +711,7 @@ cgi_respond(struct cgi *g, struct reply *rp, size_t end)
 		h.ch_fields = rs.rs_fields;
 		if (cgi_parse_head(g->g_head, end, &h) == -1) {
 			log_warn("cgi %s: invalid header block", g->g_script);
-			return response_error(g->g_conn, g->g_req, rp, 502);
+			return cgi_answer(g, rp, 502);
 		}
 		rs.rs_fields = h.ch_fields;
 		if (h.ch_location != NULL && h.ch_location[0] == '/' &&
@@ -731,7 +725,7 @@ cgi_respond(struct cgi *g, struct reply *rp, size_t end)
 			response_field(&rs, "Location", h.ch_location);
 		if (rs.rs_fields.b_over) {
 			log_warn("cgi %s: header block too long", g->g_script);
-			return response_error(g->g_conn, g->g_req, rp, 502);
+			return cgi_answer(g, rp, 502);
 		}
 		rs.rs_len = h.ch_clen;
 	}
@@ -739,7 +733,9 @@ cgi_respond(struct cgi *g, struct reply *rp, size_t end)
 	rs.rs_stream = cgi_stream;
 	rs.rs_arg = g;
 	g->g_sent = 1;		/* from now on, a failure can only close */
-	return response_send(g->g_conn, g->g_req, rp, &rs);
+	if (response_send(g->g_conn, g->g_req, rp, &rs) == -1)
+		return (int)cgi_stop(g, -1);	/* the program goes too */
+	return 0;
 }
 
 /*
@@ -765,7 +761,7 @@ cgi_run(struct cgi *g, struct reply *rp)
 	if (g->g_fail != 0)
 		return g->g_fail == -1 ? -1 :
 		    response_error(g->g_conn, g->g_req, rp, g->g_fail);
-	if (end == 0 && !g->g_nph) {
+	if (end == 0 && (!g->g_nph || g->g_pend == NULL)) {
 		log_warn("cgi %s: no header block before it ended", g->g_script);
 		return response_error(g->g_conn, g->g_req, rp, 500);
 	}
@@ -932,6 +928,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		return response_error(c, r, rp, 503);
 	}
 
+	rp->rp_status = 500;	/* logged, should the client go first */
 	memset(&g, 0, offsetof(struct cgi, g_ebuf));
 	g.g_conn = c;
 	g.g_req = r;

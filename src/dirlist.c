@@ -76,14 +76,6 @@ static const char *const dl_type[] = {
 	[LIST_HTML] = "text/html; charset=utf-8",
 };
 
-/* The kernel's record, as getdents64(2) documents it. */
-struct dl_dent {
-	uint64_t	 d_ino;
-	int64_t		 d_off;
-	unsigned short	 d_reclen;
-	unsigned char	 d_type;
-	char		 d_name[];
-};
 
 /* The body being written: data gathers in o_buf until it is a piece of
  * the stream. */
@@ -532,7 +524,7 @@ dl_stream(void *arg, struct stream *st)
 {
 	struct dl_list *l = arg;
 	struct dl_out o;
-	struct dl_dent *d;
+	const struct dir_rec *d;
 	ssize_t n = l->l_n;
 	size_t off, namelen;
 	int pass;
@@ -547,14 +539,10 @@ dl_stream(void *arg, struct stream *st)
 		    sizeof(l->l_dents.b))) == -1))
 			goto truncated;
 		while (n > 0 && !o.o_err) {
-			for (off = 0; off + offsetof(struct dl_dent, d_name) <
-			    (size_t)n; off += d->d_reclen) {
-				d = (struct dl_dent *)(void *)(l->l_dents.b + off);
-				if (d->d_reclen <= offsetof(struct dl_dent,
-				    d_name) || d->d_reclen > (size_t)n - off)
-					break;	/* never from a sane kernel */
+			off = 0;
+			while ((d = dir_next(l->l_dents.b, (size_t)n, &off))) {
 				namelen = strnlen(d->d_name, d->d_reclen -
-				    offsetof(struct dl_dent, d_name));
+				    offsetof(struct dir_rec, d_name));
 				dl_entry(&o, l->l_dirfd, d->d_name, namelen,
 				    d->d_type, pass, l->l_base, l->l_baselen);
 			}

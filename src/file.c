@@ -99,21 +99,9 @@ ext_read(int fd, char *out, size_t outsz)
 static int
 ext_reap(pid_t pid, int now, int *status)
 {
-	const struct timespec tick = { .tv_nsec = 5 * 1000000 };
-	long long deadline = now_ms() + EXT_TIMEOUT_MS;
-	pid_t r;
-
-	while (!now && (r = waitpid(pid, status, WNOHANG)) != pid) {
-		if ((r == -1 && errno != EINTR) || now_ms() >= deadline)
-			now = 1;
-		else
-			nanosleep(&tick, NULL);
-	}
-	if (!now)
+	if (!now && wait_exit(pid, now_ms() + EXT_TIMEOUT_MS, status) == 0)
 		return 0;
-	kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) == -1 && errno == EINTR)
-		;
+	kill_wait(pid, 0, status);
 	return -1;
 }
 

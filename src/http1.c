@@ -186,24 +186,6 @@ http1_serve(struct conn *c)
 	}
 }
 
-/* "HTTP/1.1 200 OK": the status is three digits (response.c's are). */
-static void
-buf_status(struct buf *b, int status)
-{
-	char line[13] = "HTTP/1.1 ";
-
-	if (status == 200) {	/* the usual one, without a lookup */
-		buf_lit(b, "HTTP/1.1 200 OK");
-		return;
-	}
-	line[9] = (char)('0' + status / 100);
-	line[10] = (char)('0' + status / 10 % 10);
-	line[11] = (char)('0' + status % 10);
-	line[12] = ' ';
-	buf_add(b, line, sizeof(line));
-	buf_str(b, response_reason(status));
-}
-
 /*
  * The status line and the fields every response has: Date, Server,
  * Pragma, and Connection when it differs from the version's default.
@@ -213,7 +195,12 @@ http1_head(struct buf *b, int status, int minor, const struct conn *c)
 {
 	time_t now;
 
-	buf_status(b, status);
+	if (status == 200)	/* the usual one, without a lookup */
+		buf_lit(b, "HTTP/1.1 200 OK");
+	else {
+		buf_lit(b, "HTTP/1.1 ");
+		buf_status(b, status);
+	}
 	buf_lit(b, "\r\nDate: ");
 	buf_add(b, http_date_now(&now), 29);
 	buf_lit(b, "\r\nServer: mrhttpd/" MRHTTPD_VERSION "\r\n");
@@ -287,6 +274,22 @@ http1_stream(struct conn *c, struct reply *rp, struct response *rs,
 	return rc != 0 || st.st_err || st.st_left > 0 ? -1 : 0;
 }
 
+/* Reads a small file's range in behind the head.  0, or -1 when it came
+ * short: it shrank under us. */
+static int
+http1_pread(const struct response *rs, char *p, struct iovec *iov)
+{
+	ssize_t n;
+
+	do
+		n = pread(rs->rs_fd, p, (size_t)rs->rs_len, rs->rs_off);
+	while (n == -1 && errno == EINTR);
+	if (n != rs->rs_len)
+		return -1;
+	iov->iov_len += (size_t)n;
+	return 0;
+}
+
 /*
  * Frames a response as HTTP/1.1: the head (common fields, the handler's,
  * then Content-Length or Transfer-Encoding), then the body.  The head is
@@ -300,98 +303,90 @@ static int
 http1_respond(struct conn *c, struct request *r, struct reply *rp,
     struct response *rs)
 {
-	char out[OUT_SIZE], tail[48];
+	char out[OUT_SIZE];
 	struct iovec iov[4];
-	struct buf h, tb, *t = &h;
+	struct buf h;
 	int minor = r != NULL ? r->req_minor : 1, status = rs->rs_status;
 	int bodyless = status < 200 || status == 204 || status == 304;
-	int headonly = bodyless || (r != NULL && r->req_method == M_HEAD);
-	size_t nf = buf_len(&rs->rs_fields);
+	int body = !bodyless && (r == NULL || r->req_method != M_HEAD);
+	size_t nf = buf_len(&rs->rs_fields), split;
 	long long len = rs->rs_len;
-	ssize_t n;
-	int k = 1, rc;
+	int k = 1, more = 0, rc;
 
 	rp->rp_status = status;
 	rp->rp_bytes = 0;
-	if (rs->rs_raw) {		/* the stream is the message */
+	if ((ENABLE_CGI || ENABLE_AUTO_INDEX) && rs->rs_raw) {
+		/* the stream is the message */
 		c->c_close = 1;
 		return http1_stream(c, rp, rs, 0);
 	}
 	/* HTTP/1.0 has no other way to say where the body ends */
-	if (len < 0 && minor == 0 && !headonly)
+	if (len < 0 && minor == 0 && body)
 		c->c_close = 1;
 	buf_init(&h, out, sizeof(out));
 	http1_head(&h, status, minor, c);
-	if (nf + sizeof(tail) <= buf_room(&h))
+	/* the fields go in behind, or apart when they are big */
+	split = buf_len(&h);
+	if (nf + 64 <= buf_room(&h)) {
 		buf_add(&h, rs->rs_fields.b_start, nf);
-	else {
-		iov[k++] = (struct iovec){ .iov_base = rs->rs_fields.b_start,
-		    .iov_len = nf };
-		buf_init(&tb, tail, sizeof(tail));
-		t = &tb;
+		split = 0;
 	}
 	if (!bodyless && len >= 0) {
-		buf_lit(t, "Content-Length: ");
-		buf_uint(t, (unsigned long long)len);
-		buf_lit(t, "\r\n\r\n");
+		buf_lit(&h, "Content-Length: ");
+		buf_uint(&h, (unsigned long long)len);
+		buf_lit(&h, "\r\n\r\n");
 	} else if (!bodyless && minor >= 1)
-		buf_lit(t, "Transfer-Encoding: chunked\r\n\r\n");
+		buf_lit(&h, "Transfer-Encoding: chunked\r\n\r\n");
 	else
-		buf_lit(t, "\r\n");
-	if (h.b_over || t->b_over)
+		buf_lit(&h, "\r\n");
+	if (h.b_over)
 		return status == 500 ? -1 : response_error(c, r, rp, 500);
 	iov[0] = (struct iovec){ .iov_base = out, .iov_len = buf_len(&h) };
-	if (t != &h)
-		iov[k++] = (struct iovec){ .iov_base = tail,
-		    .iov_len = buf_len(t) };
-	if (headonly || len == 0 || rs->rs_src == SRC_NONE)
+	if (split > 0) {
+		iov[0].iov_len = split;
+		iov[k++] = (struct iovec){ .iov_base = rs->rs_fields.b_start,
+		    .iov_len = nf };
+		iov[k++] = (struct iovec){ .iov_base = out + split,
+		    .iov_len = buf_len(&h) - split };
+	}
+	if (!body || len == 0 || rs->rs_src == SRC_NONE)
 		return conn_writev(c, iov, k, 0);
 	switch (rs->rs_src) {
 	case SRC_MEM:
 		iov[k++] = (struct iovec){ .iov_base = (void *)rs->rs_mem,
 		    .iov_len = (size_t)len };
-		rc = conn_writev(c, iov, k, 0);
 		break;
 	case SRC_FILE:
-		if (k == 1 && len <= (long long)buf_room(&h)) {
-			/* one write for head and body, from one buffer */
-			do
-				n = pread(rs->rs_fd, h.b_p, (size_t)len, rs->rs_off);
-			while (n == -1 && errno == EINTR);
-			if (n != len)
-				return -1;	/* shrank: the length is wrong */
-			iov[0].iov_len += (size_t)len;
-			rc = conn_writev(c, iov, 1, 0);
-		} else {
-			rc = conn_writev(c, iov, k, IO_MORE);
-			if (rc == 0)
-				rc = conn_sendfile(c, rs->rs_fd, rs->rs_off, len);
-		}
+		/* small: read in behind the head, for one write */
+		more = k > 1 || len > (long long)buf_room(&h);
+		if (!more && http1_pread(rs, h.b_p, &iov[0]) == -1)
+			return -1;	/* shrank: the length is wrong */
 		break;
-	default:
-		if (conn_writev(c, iov, k, rs->rs_cork ? IO_MORE : 0) == -1)
+	default:	/* SRC_STREAM: only programs and listings have one */
+		if (!(ENABLE_CGI || ENABLE_AUTO_INDEX) ||
+		    conn_writev(c, iov, k, rs->rs_cork ? IO_MORE : 0) == -1)
 			return -1;
 		return http1_stream(c, rp, rs, len < 0 && minor >= 1);
 	}
+	/* a big file follows the head by sendfile */
+	rc = conn_writev(c, iov, k, more ? IO_MORE : 0);
+	if (rc == 0 && more)
+		rc = conn_sendfile(c, rs->rs_fd, rs->rs_off, len);
 	if (rc == 0)
 		rp->rp_bytes = len;
 	return rc;
 }
 
-/* An interim response: nothing but its status line. */
+/* An interim response: nothing but its status line (100 or 102). */
 static int
 http1_interim(struct conn *c, struct request *r, int status, int flags)
 {
-	char line[48];
-	struct buf b;
-	struct iovec iov;
+	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+	static const char proc[] = "HTTP/1.1 102 Processing\r\n\r\n";
+	struct iovec iov = { .iov_base = (void *)(status == 100 ? cont : proc),
+	    .iov_len = status == 100 ? sizeof(cont) - 1 : sizeof(proc) - 1 };
 
 	(void)r;
-	buf_init(&b, line, sizeof(line));
-	buf_status(&b, status);
-	buf_lit(&b, "\r\n\r\n");
-	iov.iov_base = line;
-	iov.iov_len = buf_len(&b);
 	return conn_writev(c, &iov, 1, flags);
 }
 

@@ -278,6 +278,20 @@ int	 list_next(const char **, struct list_item *);
 int	 errno_status(int, int);
 /* getdents64(2): bytes of records read, 0 at the end, -1 on error. */
 ssize_t	 dir_read(int, void *, size_t);
+/* A record of dir_read's, as getdents64(2) documents it. */
+struct dir_rec {
+	uint64_t	 d_ino;
+	int64_t		 d_off;
+	unsigned short	 d_reclen;
+	unsigned char	 d_type;
+	char		 d_name[];
+};
+/* The next record of buf[0..n) at *off, bounds checked; NULL at the end. */
+const struct dir_rec *dir_next(const char *, size_t, size_t *);
+/* Waits for pid to exit until deadline (monotonic ms): 0, or -1 when it
+ * has not.  kill_wait() ends it (its group too with group set), reaped. */
+int	 wait_exit(pid_t, long long, int *);
+void	 kill_wait(pid_t, int, int *);
 
 /* mime.c: type for the file name's suffix, or NULL when unknown. */
 const char *mime_lookup(const char *, size_t);

@@ -24,9 +24,9 @@ static const unsigned char tchar[256] = {
 };
 
 static const struct {
-	const char	*name;
+	char		 name[8];
 	enum method	 m;
-} methods[] = {
+} methods[] = {	/* names, not pointers: no relocations */
 	{ "GET", M_GET }, { "HEAD", M_HEAD }, { "POST", M_POST },
 	{ "PUT", M_PUT }, { "DELETE", M_DELETE }, { "OPTIONS", M_OPTIONS },
 	{ "TRACE", M_TRACE }, { "CONNECT", M_CONNECT }, { "PATCH", M_PATCH },

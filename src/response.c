@@ -10,48 +10,75 @@
 
 #include "response.h"
 
+/*
+ * Every status the server sends, with its reason phrase: three digits,
+ * the phrase, a NUL; the frequent ones first, as the list is searched.
+ */
+static const char reasons[] =
+	"200OK\0"
+	"304Not Modified\0"
+	"404Not Found\0"
+	"206Partial Content\0"
+	"301Moved Permanently\0"
+	"400Bad Request\0"
+	"403Forbidden\0"
+	"401Unauthorized\0"
+	"412Precondition Failed\0"
+	"416Range Not Satisfiable\0"
+	"503Service Unavailable\0"
+	"500Internal Server Error\0"
+	"408Request Timeout\0"
+	"413Content Too Large\0"
+	"405Method Not Allowed\0"
+	"201Created\0"
+	"204No Content\0"
+	"302Found\0"
+	"303See Other\0"
+	"307Temporary Redirect\0"
+	"308Permanent Redirect\0"
+	"409Conflict\0"
+	"410Gone\0"
+	"414URI Too Long\0"
+	"417Expectation Failed\0"
+	"422Unprocessable Content\0"
+	"429Too Many Requests\0"
+	"431Request Header Fields Too Large\0"
+	"501Not Implemented\0"
+	"502Bad Gateway\0"
+	"504Gateway Timeout\0"
+	"505HTTP Version Not Supported\0"
+	"507Insufficient Storage\0"
+	"402Payment Required\0"
+	"100Continue\0"
+	"102Processing\0";
+
 const char *
 response_reason(int status)
 {
-	switch (status) {
-	case 100: return "Continue";
-	case 102: return "Processing";
-	case 200: return "OK";
-	case 201: return "Created";
-	case 204: return "No Content";
-	case 206: return "Partial Content";
-	case 301: return "Moved Permanently";
-	case 302: return "Found";
-	case 303: return "See Other";
-	case 304: return "Not Modified";
-	case 307: return "Temporary Redirect";
-	case 308: return "Permanent Redirect";
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 402: return "Payment Required";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 408: return "Request Timeout";
-	case 412: return "Precondition Failed";
-	case 413: return "Content Too Large";
-	case 414: return "URI Too Long";
-	case 409: return "Conflict";
-	case 416: return "Range Not Satisfiable";
-	case 417: return "Expectation Failed";
-	case 431: return "Request Header Fields Too Large";
-	case 410: return "Gone";
-	case 422: return "Unprocessable Content";
-	case 429: return "Too Many Requests";
-	case 500: return "Internal Server Error";
-	case 501: return "Not Implemented";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	case 505: return "HTTP Version Not Supported";
-	case 507: return "Insufficient Storage";
-	default:  return "Unknown";
-	}
+	const char *p;
+	char code[3];
+
+	code[0] = (char)('0' + status / 100 % 10);
+	code[1] = (char)('0' + status / 10 % 10);
+	code[2] = (char)('0' + status % 10);
+	for (p = reasons; *p != '\0'; p += 3 + strlen(p + 3) + 1)
+		if (memcmp(p, code, 3) == 0)
+			return p + 3;
+	return NULL;
+}
+
+void
+buf_status(struct buf *b, int status)
+{
+	char code[4];
+	const char *reason = response_reason(status);
+
+	code[0] = (char)('0' + status / 100 % 10);
+	code[1] = (char)('0' + status / 10 % 10);
+	code[2] = (char)('0' + status % 10);
+	code[3] = ' ';
+	buf_add(b, code, sizeof(code));
+	buf_str(b, reason != NULL ? reason : "Unknown");
 }
 
 int
@@ -65,8 +92,10 @@ response_send(struct conn *c, struct request *r, struct reply *rp,
 	return c->c_proto->p_respond(c, r, rp, rs);
 }
 
-int
-response_must_close(int status)
+/* The statuses after which the rest of a connection's input cannot be
+ * trusted: the connection closes after the reply. */
+static int
+must_close(int status)
 {
 	return status == 400 || status == 408 || status == 413 ||
 	    status == 414 || status == 417 || status == 431 || status == 500 ||
@@ -77,16 +106,15 @@ response_must_close(int status)
 static void
 error_page(struct buf *b, int status)
 {
-	const char *reason = response_reason(status);
+	char line[64];
+	struct buf l;
 
+	buf_init(&l, line, sizeof(line));
+	buf_status(&l, status);
 	buf_lit(b, "<!DOCTYPE html>\n<html><head><title>");
-	buf_uint(b, (unsigned)status);
-	buf_char(b, ' ');
-	buf_str(b, reason);
+	buf_add(b, line, buf_len(&l));
 	buf_lit(b, "</title></head><body><h1>");
-	buf_uint(b, (unsigned)status);
-	buf_char(b, ' ');
-	buf_str(b, reason);
+	buf_add(b, line, buf_len(&l));
 	buf_lit(b, "</h1></body></html>\n");
 }
 
@@ -125,14 +153,12 @@ response_error_field(struct conn *c, struct request *r, struct reply *rp,
 	struct stat st;
 	int rc;
 
-	if (response_must_close(status) || r == NULL)
+	if (must_close(status) || r == NULL)
 		c->c_close = 1;
 	response_init(&rs, status, fields, sizeof(fields));
 	if (name != NULL) {
 		buf_str(&rs.rs_fields, name);
-		buf_lit(&rs.rs_fields, ": ");
-		buf_str(&rs.rs_fields, value);
-		buf_lit(&rs.rs_fields, "\r\n");
+		response_field_add(&rs, ": ", 2, value, strlen(value));
 	} else if (status == 503)	/* shed: busy, not broken */
 		response_field(&rs, "Retry-After", "1");
 	response_field(&rs, "Content-Type", "text/html");

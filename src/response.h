@@ -116,10 +116,12 @@ response_field_add(struct response *rs, const char *name, size_t n,
 int	 response_send(struct conn *, struct request *, struct reply *,
 	    struct response *);
 
+/* The reason phrase of a status the server sends itself; NULL for
+ * another (a program's own). */
 const char *response_reason(int);
-/* The statuses after which the rest of a connection's input cannot be
- * trusted: the connection closes after the reply. */
-int	 response_must_close(int);
+/* "404 Not Found"; a program's status of its own (200-599, cgi.c
+ * checks) gets "Unknown" for a reason. */
+void	 buf_status(struct buf *, int);
 
 #define ALLOW_METHODS	"GET, HEAD, OPTIONS"
 /* An error page: PRIVATE_DIR/<status>.html, else a built-in one. */

@@ -61,8 +61,7 @@ static struct turn {
 	int		 t_cache_used;	/* files were served since the last rest */
 	int		 t_stop_quiet;	/* stopping, and nothing happens: exit */
 	int		 t_spare_fd;	/* given up for a client when out of them */
-} turn = { .t_lock = PTHREAD_MUTEX_INITIALIZER, .t_epfd = -1,
-    .t_spare_fd = -1 };
+} turn;	/* set up by server_run: zero until then, in .bss */
 
 /* The threads: counters any thread changes, atomically. */
 static struct pool {
@@ -115,7 +114,7 @@ static struct listener {
 	int		 l_in_set;	/* in the epoll set */
 	int		 l_full;	/* at the cap, nothing to evict */
 	int		 l_pausing;	/* out of descriptors: t_paused_until */
-} listener = { .l_lock = PTHREAD_MUTEX_INITIALIZER, .l_fd = -1 };
+} listener;	/* l_fd set by server_listen, the rest by server_run */
 
 #define STR_(x)		#x
 #define STR(x)		STR_(x)
@@ -721,6 +720,9 @@ server_run(int ready)
 #if defined(__SANITIZE_ADDRESS__)
 	stack *= 8;	/* ASan's redzones need room */
 #endif
+	pthread_mutex_init(&turn.t_lock, NULL);
+	pthread_mutex_init(&listener.l_lock, NULL);
+	turn.t_spare_fd = -1;
 	pthread_attr_init(&pool.p_attr);
 	pthread_attr_setdetachstate(&pool.p_attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&pool.p_attr, stack);

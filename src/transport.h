@@ -20,6 +20,10 @@ struct conn;
 struct body;
 struct protocol;
 
+/* Some transport of this build has no sendfile: the plain one without
+ * SENDFILE (TLS will be another). */
+#define TRANSPORT_COPIES	(!ENABLE_SENDFILE)
+
 enum {
 	IO_MORE = 1,		/* more follows at once: hold the packet */
 	IO_NOWAIT = 2,		/* best effort: never wait for room */
@@ -119,7 +123,8 @@ int	 conn_copyfile(struct conn *, int, off_t, off_t);
 static inline int
 conn_sendfile(struct conn *c, int fd, off_t off, off_t len)
 {
-	if (c->c_tr->t_sendfile != NULL)
+	/* a build whose every transport has sendfile has no copy loop */
+	if (!TRANSPORT_COPIES || c->c_tr->t_sendfile != NULL)
 		return c->c_tr->t_sendfile(c, fd, off, len);
 	return conn_copyfile(c, fd, off, len);
 }

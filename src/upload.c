@@ -76,9 +76,10 @@ upload_locate(struct request *r, int create, char *name,
 static int
 upload_done(struct conn *c, struct request *r, struct reply *rp, int status)
 {
+	char none[1];		/* no fields */
 	struct response rs;
 
-	response_init(&rs, status, NULL, 0);
+	response_init(&rs, status, none, 0);
 	return response_send(c, r, rp, &rs);
 }
 
@@ -186,9 +187,13 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 static int
 remove_tree(int dirfd, const char *name, int depth)
 {
-	char buf[1024];
-	struct dirent64 *d;
-	long n, off;
+	union {
+		char		 b[1024];
+		uint64_t	 align;	/* the records hold 64-bit fields */
+	} buf;
+	const struct dir_rec *d;
+	ssize_t n;
+	size_t off;
 	int fd, e, any;
 
 	if (unlinkat(dirfd, name, 0) == 0)
@@ -208,9 +213,8 @@ remove_tree(int dirfd, const char *name, int depth)
 	do {
 		any = 0;
 		lseek(fd, 0, SEEK_SET);
-		while ((n = dir_read(fd, buf, sizeof(buf))) > 0)
-			for (off = 0; off < n; off += d->d_reclen) {
-				d = (struct dirent64 *)(buf + off);
+		while ((n = dir_read(fd, buf.b, sizeof(buf.b))) > 0)
+			for (off = 0; (d = dir_next(buf.b, (size_t)n, &off));) {
 				if (strcmp(d->d_name, ".") == 0 ||
 				    strcmp(d->d_name, "..") == 0)
 					continue;

@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "mrhttpd.h"
@@ -539,6 +541,45 @@ errno_status(int e, int writing)
 	default:
 		return 500;
 	}
+}
+
+int
+wait_exit(pid_t pid, long long deadline, int *status)
+{
+	const struct timespec tick = { .tv_nsec = 5 * 1000000 };
+	pid_t r;
+
+	while ((r = waitpid(pid, status, WNOHANG)) != pid) {
+		if ((r == -1 && errno != EINTR) || now_ms() >= deadline)
+			return -1;
+		nanosleep(&tick, NULL);
+	}
+	return 0;
+}
+
+/* Ends pid with SIGKILL (to its process group too with group set) and
+ * reaps it. */
+void
+kill_wait(pid_t pid, int group, int *status)
+{
+	if (!group || kill(-pid, SIGKILL) == -1)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) == -1 && errno == EINTR)
+		;
+}
+
+const struct dir_rec *
+dir_next(const char *buf, size_t n, size_t *off)
+{
+	const struct dir_rec *d = (const struct dir_rec *)(const void *)
+	    (buf + *off);
+
+	if (*off + offsetof(struct dir_rec, d_name) >= n ||
+	    d->d_reclen <= offsetof(struct dir_rec, d_name) ||
+	    d->d_reclen > n - *off)
+		return NULL;	/* the end, or a record that does not fit */
+	*off += d->d_reclen;
+	return d;
 }
 
 ssize_t
