@@ -4,6 +4,7 @@
  * connection's protocol.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,59 +12,76 @@
 #include "response.h"
 
 /*
- * Every status the server sends, with its reason phrase: three digits,
- * the phrase, a NUL; the frequent ones first, as the list is searched.
+ * Every status the server sends, with its reason phrase, the frequent ones
+ * first, as the list is searched.  The phrases are one block of strings,
+ * each member exactly its size, found by offset: no pointers, so nothing
+ * to relocate.
  */
-static const char reasons[] =
-	"200OK\0"
-	"304Not Modified\0"
-	"404Not Found\0"
-	"206Partial Content\0"
-	"301Moved Permanently\0"
-	"400Bad Request\0"
-	"403Forbidden\0"
-	"401Unauthorized\0"
-	"412Precondition Failed\0"
-	"416Range Not Satisfiable\0"
-	"503Service Unavailable\0"
-	"500Internal Server Error\0"
-	"408Request Timeout\0"
-	"413Content Too Large\0"
-	"405Method Not Allowed\0"
-	"201Created\0"
-	"204No Content\0"
-	"302Found\0"
-	"303See Other\0"
-	"307Temporary Redirect\0"
-	"308Permanent Redirect\0"
-	"409Conflict\0"
-	"410Gone\0"
-	"414URI Too Long\0"
-	"417Expectation Failed\0"
-	"422Unprocessable Content\0"
-	"429Too Many Requests\0"
-	"431Request Header Fields Too Large\0"
-	"501Not Implemented\0"
-	"502Bad Gateway\0"
-	"504Gateway Timeout\0"
-	"505HTTP Version Not Supported\0"
-	"507Insufficient Storage\0"
-	"402Payment Required\0"
-	"100Continue\0"
-	"102Processing\0";
+#define REASONS(X) \
+	X(200, "OK") \
+	X(304, "Not Modified") \
+	X(404, "Not Found") \
+	X(206, "Partial Content") \
+	X(301, "Moved Permanently") \
+	X(400, "Bad Request") \
+	X(403, "Forbidden") \
+	X(401, "Unauthorized") \
+	X(412, "Precondition Failed") \
+	X(416, "Range Not Satisfiable") \
+	X(503, "Service Unavailable") \
+	X(500, "Internal Server Error") \
+	X(408, "Request Timeout") \
+	X(413, "Content Too Large") \
+	X(405, "Method Not Allowed") \
+	X(201, "Created") \
+	X(204, "No Content") \
+	X(302, "Found") \
+	X(303, "See Other") \
+	X(307, "Temporary Redirect") \
+	X(308, "Permanent Redirect") \
+	X(409, "Conflict") \
+	X(410, "Gone") \
+	X(414, "URI Too Long") \
+	X(417, "Expectation Failed") \
+	X(422, "Unprocessable Content") \
+	X(429, "Too Many Requests") \
+	X(431, "Request Header Fields Too Large") \
+	X(501, "Not Implemented") \
+	X(502, "Bad Gateway") \
+	X(504, "Gateway Timeout") \
+	X(505, "HTTP Version Not Supported") \
+	X(507, "Insufficient Storage") \
+	X(402, "Payment Required") \
+	X(100, "Continue") \
+	X(102, "Processing")
+
+struct reason_text {
+#define X(code, s)	char r##code[sizeof(s)];
+	REASONS(X)
+#undef X
+};
+static const struct reason_text reason_text = {
+#define X(code, s)	s,
+	REASONS(X)
+#undef X
+};
+static const struct {
+	unsigned short	 code;
+	unsigned short	 off;	/* of the phrase, in reason_text */
+} reasons[] = {
+#define X(code, s)	{ code, offsetof(struct reason_text, r##code) },
+	REASONS(X)
+#undef X
+};
 
 const char *
 response_reason(int status)
 {
-	const char *p;
-	char code[3];
+	size_t i;
 
-	code[0] = (char)('0' + status / 100 % 10);
-	code[1] = (char)('0' + status / 10 % 10);
-	code[2] = (char)('0' + status % 10);
-	for (p = reasons; *p != '\0'; p += 3 + strlen(p + 3) + 1)
-		if (memcmp(p, code, 3) == 0)
-			return p + 3;
+	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (reasons[i].code == status)
+			return (const char *)&reason_text + reasons[i].off;
 	return NULL;
 }
 
