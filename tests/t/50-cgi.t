@@ -13,6 +13,7 @@ use Digest::MD5 qw(md5_hex);
 use IO::Select;
 use IO::Socket::IP;
 use JSON::PP;
+use Socket qw(SHUT_WR);
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest;
@@ -127,6 +128,10 @@ script("$bin/long-head.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n'\n"
 	. "i=0; while [ \$i -lt 300 ]; do printf 'X-Filler-%03d: 0123456789012345678901234567890123456789\\n' \$i; i=\$((i+1)); done\n"
 	. "printf '\\nbody\\n'\n");
 script("$bin/silent.sh", "#!/bin/sh\nexit 0\n");
+# an nph- program frames its own reply: one that writes nothing has none
+script("$bin/nph-silent.sh", "#!/bin/sh\nexit 0\n");
+# an invalid header block, and the program runs on for two seconds
+script("$bin/bad-slow.sh", "#!/bin/sh\nprintf 'garbage header\\n\\n'\nsleep 2\necho more\n");
 script("$bin/dies.sh", "#!/bin/sh\nprintf 'Content-Type: text/pl'\necho 'dying now' >&2\nexit 3\n");
 script("$bin/stderr.sh", "#!/bin/sh\necho 'first stderr line' >&2\n"
 	. "printf 'Content-Type: text/plain\\n\\nout\\n'\necho 'second stderr line' >&2\n"
@@ -514,6 +519,7 @@ is($raw, "HTTP/1.1 203 Raw Stuff\r\nContent-Type: text/x-nph\r\nX-Nph: 1\r\n\r\n
 # --- 500 and 502, with a log line naming the script ----------------------------------
 my %bad = (
 	'silent.sh' => [500, qr/cgi silent\.sh: no header block before it ended/],
+	'nph-silent.sh' => [500, qr/cgi nph-silent\.sh: no header block before it ended/],
 	'dies.sh' => [500, qr/cgi dies\.sh: (?:exit status 3|no header block)/],
 	'bad-line.sh' => [502, qr/cgi bad-line\.sh: invalid header block/],
 	'bad-name.sh' => [502, qr/cgi bad-name\.sh: invalid header block/],
@@ -534,6 +540,28 @@ unlike(req('GET', '/cgi-bin/bad-line.sh')->{body}, qr/this line has no colon/,
 	'502: the program\'s output is not sent');
 ok(wait_for(sub { $t->log =~ /^\S+ \[warn\] cgi dies\.sh: dying now$/m }, 3),
 	'dies.sh: its stderr line is logged before the 500');
+
+# A 502 sent while the program still runs is the whole answer.  An
+# HTTP/1.1 client that half-closes then (nc -N does, once its request is
+# out) is asked whether it is still there with an interim 102 only
+# before an answer has gone out: a 1xx after the final response would be
+# read as the answer to a next request (RFC 9110 15.2).
+{
+	my $s = http_connect();
+	http_send($s, "GET /cgi-bin/bad-slow.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+	# the 502 comes at once, with the program asleep: half-close once it
+	# is here (or after a second, should it not come before the program
+	# ends)
+	IO::Select->new($s)->can_read(1);
+	shutdown($s, SHUT_WR);
+	my $closed;
+	$raw = http(undef, sock => $s, timeout => 6, closed => \$closed);
+	my @st = map { $_->{status} } parse_responses($raw);
+	shift @st while @st && $st[0] == 102;	# one before the answer may come
+	is("@st", '502', 'a 502 while the program runs on, then a half-close: the 502 and nothing after it (no 102)')
+		or diag($raw);
+	ok($closed, '... and the connection is closed when the program has ended');
+}
 
 # stderr goes to the log, one line each, the program named.
 $r = req('GET', '/cgi-bin/stderr.sh');

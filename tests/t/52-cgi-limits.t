@@ -3,12 +3,15 @@
 # whole process group (504 before the head, a cut connection after it,
 # SIGKILL for one that ignores SIGTERM); a client that hangs up gets its
 # program killed; no zombies and no leaked descriptors after 10,000
-# requests; CGI_MAX_BODY answers 413; CGI_MAX answers 503 with Retry-After.
+# requests; CGI_MAX_BODY answers 413; CGI_MAX answers 503 with Retry-After;
+# a client that stops reading gets its program killed at REQUEST_TIMEOUT.
 
 use strict;
 use warnings;
 
 use IO::Select;
+use IO::Socket::INET;
+use Socket qw(SOL_SOCKET SO_RCVBUF pack_sockaddr_in inet_aton);
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest;
@@ -216,6 +219,11 @@ $tm->run();
 	ok(gone($pg, 2 * $slow), sprintf('client closed before any output: the program is gone (%.2f s)',
 		time - $t1));
 	is(scalar(ps_sleepers($pg)), 0, '... no `sleep 1000` left');
+	# no status reached the client, but the log has the one the server
+	# was at: the program had not answered, a 500
+	my $line;
+	wait_for(sub { ($line) = $tm->log =~ m{^(.*"GET /cgi-bin/sleep\.sh HTTP/1\.1" \d+ .*)$}m }, 3 * $slow);
+	like($line // '', qr{" 500 }, '... its access log line says 500, not 0') or diag($tm->log);
 }
 {
 	# hung up in the middle of its request body
@@ -263,5 +271,81 @@ is(join(',', map { $_->{status} } @ok), '200,200', 'CGI_MAX=2: the two running o
 		'CGI_MAX=2: slots of killed programs are given back');
 }
 ok(wait_for(sub { !children($tm->pid) }, 3 * $slow), 'CGI_MAX=2: no child left');
+
+# --- a client that stops reading (REQUEST_TIMEOUT=1, CGI_TIMEOUT=10) ------------
+# A client pipelines a static file and a program and reads nothing.  The
+# file fills its socket (the client's small SO_RCVBUF and the server's
+# send buffer) so that the program's response head, nearly 4 KB, finds no
+# room.  When that write fails, at REQUEST_TIMEOUT, the program must end
+# at once, not run on to CGI_TIMEOUT.  How much such a socket takes is
+# measured first, the same way: a larger file, not read, until the
+# server gives up on it.  Three files leave 1000, 2000 and 3000 bytes of
+# room (the heads of the files' responses differ by a byte or two).
+SKIP: {
+	my ($rt, $ct) = (1, int(10 * $slow));
+	my $tw = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin,
+		REQUEST_TIMEOUT => $rt, CGI_TIMEOUT => $ct });
+	$tw->allow_log(qr/cgi \S+: /);
+	script("$bin/stream.sh", "#!/bin/sh\necho \$\$ > \"$run/stream.sh-\$QUERY_STRING.pid\"\n"
+		. "printf 'Content-Type: text/plain\\nX-Pad: %s\\n\\n' " . ('p' x 3900) . "\n"
+		. 'while :; do echo ' . ('x' x 4000) . "; sleep 0.05; done\n");
+	# sparse(NAME, SIZE): a file of SIZE zeros in htdocs, taking no disk
+	my $sparse = sub {
+		open my $fh, '>', $tw->htdocs . "/$_[0]" or die "$_[0]: $!";
+		truncate($fh, $_[1]) or die "truncate $_[0]: $!";
+		close $fh;
+	};
+	# a connection that holds little: SO_RCVBUF before connect()
+	my $small = sub {
+		my $s = IO::Socket::INET->new(Proto => 'tcp') or die "socket: $!";
+		setsockopt($s, SOL_SOCKET, SO_RCVBUF, pack('i', 2048)) or die "SO_RCVBUF: $!";
+		$s->connect(pack_sockaddr_in($tw->port, inet_aton('127.0.0.1'))) or die "connect: $!";
+		return $s;
+	};
+	my $big = 64 << 20;
+	$sparse->('measure.bin', $big);
+	$tw->run();
+
+	my $s = $small->();
+	http_send($s, "GET /measure.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+	# its log line is written when the server has given up on it
+	wait_for(sub { $tw->log =~ m{"GET /measure\.bin HTTP/1\.1" \d+ } }, ($rt + 5) * $slow);
+	my $held = http(undef, sock => $s, timeout => 5 * $slow);
+	my $hlen = index($held, "\r\n\r\n") + 4;
+	my $measured = ok($hlen > 4 && length($held) > $hlen + 10000 && length($held) < $hlen + $big,
+		sprintf('a socket that is not read holds %d bytes of a response', length $held));
+	skip 'how much the socket holds was not measured', 8 unless $measured;
+
+	my @room = (1000, 2000, 3000);
+	$sparse->("f$_.bin", length($held) - $hlen - $_) for @room;
+	my $t0 = time;
+	my %sock = map { $_ => $small->() } @room;
+	http_send($sock{$_}, "GET /f$_.bin HTTP/1.1\r\nHost: x\r\n\r\n"
+		. "GET /cgi-bin/stream.sh?$_ HTTP/1.1\r\nHost: x\r\n\r\n") for @room;
+	my %pg = map { $_ => pid_of("stream.sh-$_") } @room;
+	ok(!grep({ !$_ } values %pg), 'after each file, its program started') or diag(explain \%pg);
+	# when each one's process group is gone, in seconds since the requests
+	my %gone;
+	wait_for(sub {
+		for (grep { $pg{$_} && !defined $gone{$_} } @room) {
+			$gone{$_} = time - $t0 unless pgrp_members($pg{$_});
+		}
+		return !grep { $pg{$_} && !defined $gone{$_} } @room;
+	}, ($rt + 3) * $slow);
+	# not to be left running, whatever the outcome
+	kill 'KILL', -$pg{$_} for grep { $pg{$_} && !defined $gone{$_} } @room;
+	for my $d (@room) {
+		my @r = parse_responses(http(undef, sock => $sock{$d}, timeout => 3 * $slow));
+		ok(@r && !$r[0]{incomplete} && $r[0]{status} == 200
+			&& length($r[0]{body}) == length($held) - $hlen - $d
+			&& (@r == 1 || (@r == 2 && $r[1]{incomplete})),
+			"room for $d bytes: the file came whole, the program's response head did not");
+		ok(defined $gone{$d} && $gone{$d} < ($rt + 3) * $slow,
+			sprintf('... the program ended when that write failed, at REQUEST_TIMEOUT=%d (%s), '
+			. 'not at CGI_TIMEOUT=%d', $rt, defined $gone{$d} ? sprintf('%.2f s', $gone{$d})
+			: 'still running', $ct));
+	}
+	ok(wait_for(sub { !children($tw->pid) }, 3 * $slow), 'no child left');
+}
 
 $t->done_testing();
