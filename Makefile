@@ -7,6 +7,7 @@
 #   make SIZE=1             the size profile for flash-starved targets (doc/SIZE.md)
 #   make matrix             every feature switch off and on, -Werror
 #   make size               the size and memory budgets (doc/SIZE.md)
+#   make cost               instructions and system calls per request
 #   make install            binary to BIN_DIR, error pages, rc.httpd, man page
 #   make BUILD=dir CONF=f   build dir/mrhttpd from another configuration
 #
@@ -206,6 +207,11 @@ size:
 bench:
 	@sh extra/bench.sh
 
+# make cost: callgrind instructions and strace system calls per request, for
+# comparing two trees (extra/cost.sh OTHER-TREE for the other one)
+cost:
+	@sh extra/cost.sh .
+
 # --- install ----------------------------------------------------------------------
 install: all
 	install -d $(DESTDIR)$(BIN_DIR)
@@ -229,4 +235,4 @@ clean:
 	rm -rf build tests/build
 
 .PHONY: all run check check-deps check-native check-sanitize check-cross test \
-	check-tsan matrix size bench install uninstall clean fuzz check-fuzz
+	check-tsan matrix size bench cost install uninstall clean fuzz check-fuzz
