@@ -250,18 +250,6 @@ struct result {
 	const char	*broke;		/* an invariant that broke, or NULL */
 };
 
-static void *
-xmalloc(size_t n)
-{
-	void *p;
-
-	if ((p = malloc(n == 0 ? 1 : n)) == NULL) {
-		perror("malloc");
-		exit(99);
-	}
-	return p;
-}
-
 /* As body_start() for a chunked request. */
 static void
 start(struct body *b, long long max)
@@ -286,11 +274,11 @@ feed(const struct row *r, const size_t *cuts, size_t ncut, struct result *res)
 	char *p;
 
 	memset(res, 0, sizeof(*res));
-	res->data = xmalloc(r->inlen);
+	res->data = tap_alloc(r->inlen);
 	start(&b, r->max);
 	for (k = 0, from = 0; from < r->inlen || k == 0; k++, from = to) {
 		to = k < ncut ? cuts[k] : r->inlen;
-		p = xmalloc(to - from);
+		p = tap_alloc(to - from);
 		memcpy(p, r->in + from, to - from);
 		used = (size_t)-1;
 		rc = body_dechunk(&b, p, to - from, &used);
@@ -324,7 +312,7 @@ feed(const struct row *r, const size_t *cuts, size_t ncut, struct result *res)
 	res->total = b.b_total;
 	if (res->err == 0 && res->broke == NULL && res->end == DONE) {
 		/* once done, nothing more is consumed */
-		p = xmalloc(1);
+		p = tap_alloc(1);
 		p[0] = '0';
 		used = (size_t)-1;
 		if (body_dechunk(&b, p, 1, &used) != 0 || used != 0)
@@ -370,7 +358,7 @@ check_row(const struct row *r)
 	}
 
 	/* one byte per call, and split in two anywhere: as whole */
-	cuts = xmalloc(r->inlen * sizeof(*cuts));
+	cuts = tap_alloc(r->inlen * sizeof(*cuts));
 	for (k = 0; k + 1 < r->inlen; k++)
 		cuts[k] = k + 1;
 	feed(r, cuts, r->inlen > 0 ? r->inlen - 1 : 0, &bytes);
@@ -401,7 +389,7 @@ check_long(int line, const char *name, const char *pre, char fill, size_t n,
 {
 	struct row r;
 	size_t a = strlen(pre), c = strlen(post);
-	char *in = xmalloc(a + n + c);
+	char *in = tap_alloc(a + n + c);
 
 	memcpy(in, pre, a);
 	memset(in + a, fill, n);
@@ -449,7 +437,7 @@ test_long(void)
 	check_long(__LINE__, "trailer section of 8193 bytes", "0\r\nX", 'a',
 	    8191, "\r\n\r\n", E400, NULL, 0, MORE);
 	/* the bound is on the section: 300 short lines are too many */
-	in = xmalloc(300 * (sizeof(three) - 1) + 1);
+	in = tap_alloc(300 * (sizeof(three) - 1) + 1);
 	for (i = 0; i < 300; i++)
 		memcpy(in + i * (sizeof(three) - 1), three, sizeof(three) - 1);
 	in[300 * (sizeof(three) - 1)] = '\0';

@@ -278,18 +278,6 @@ static const struct row {
 	{ B("nothing fits", CT "\r\n"), 0, INVALID },
 };
 
-static void *
-xmalloc(size_t n)
-{
-	void *p;
-
-	if ((p = malloc(n == 0 ? 1 : n)) == NULL) {
-		perror("malloc");
-		exit(99);
-	}
-	return p;
-}
-
 struct result {
 	int		 rc;
 	int		 status;
@@ -308,10 +296,10 @@ parse(const char *in, size_t n, size_t fsz, struct result *res)
 	struct cgi_head h;
 	char *head, *mem;
 
-	head = xmalloc(n + 1);		/* head[end] gets the NUL */
+	head = tap_alloc(n + 1);		/* head[end] gets the NUL */
 	memcpy(head, in, n);
 	head[n] = 'Z';
-	mem = xmalloc(fsz);
+	mem = tap_alloc(fsz);
 	memset(&h, 0xa5, sizeof(h));
 	buf_init(&h.ch_fields, mem, fsz);
 	res->rc = cgi_parse_head(head, n, &h);
@@ -321,11 +309,11 @@ parse(const char *in, size_t n, size_t fsz, struct result *res)
 	    h.ch_location < head + n);
 	res->location = NULL;
 	if (h.ch_location != NULL && res->loc_inside) {
-		res->location = xmalloc(strlen(h.ch_location) + 1);
+		res->location = tap_alloc(strlen(h.ch_location) + 1);
 		strcpy(res->location, h.ch_location);
 	}
 	res->flen = buf_len(&h.ch_fields);
-	res->fields = xmalloc(res->flen);
+	res->fields = tap_alloc(res->flen);
 	memcpy(res->fields, mem, res->flen);
 	res->over = h.ch_fields.b_over;
 	free(mem);
@@ -357,7 +345,7 @@ same(const struct result *a, const struct result *b)
 static char *
 lf_only(const char *in, size_t n, size_t *outn)
 {
-	char *out = xmalloc(n);
+	char *out = tap_alloc(n);
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++) {
@@ -440,7 +428,7 @@ test_overflow(void)
 		n = sizeof(CT_LF) - 1 + 3 * t[i].k + 1;
 		ok(n <= CGI_HEAD_MAX - 1, "%zu lines fit in CGI_HEAD_MAX",
 		    t[i].k);
-		in = xmalloc(n);
+		in = tap_alloc(n);
 		memcpy(in, CT_LF, sizeof(CT_LF) - 1);
 		for (j = 0; j < t[i].k; j++)
 			memcpy(in + sizeof(CT_LF) - 1 + 3 * j, "a:\n", 3);

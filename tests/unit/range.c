@@ -40,10 +40,7 @@ dup_str(const char *s)
 	if (s == NULL)
 		return NULL;
 	n = strlen(s) + 1;
-	if ((p = malloc(n)) == NULL) {
-		perror("malloc");
-		exit(99);
-	}
+	p = tap_alloc(n);
 	memcpy(p, s, n);
 	return p;
 }

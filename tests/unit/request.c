@@ -422,12 +422,8 @@ static const struct field {
 static char *
 dup_mem(const char *in, size_t n)
 {
-	char *p;
+	char *p = tap_alloc(n);
 
-	if ((p = malloc(n == 0 ? 1 : n)) == NULL) {
-		perror("malloc");
-		exit(99);
-	}
 	memcpy(p, in, n);
 	return p;
 }
@@ -436,12 +432,8 @@ dup_mem(const char *in, size_t n)
 static char *
 grow_by_one(const char *buf, const char *in, size_t n)
 {
-	char *p;
+	char *p = tap_alloc(n);
 
-	if ((p = malloc(n)) == NULL) {
-		perror("malloc");
-		exit(99);
-	}
 	memcpy(p, buf, n - 1);
 	p[n - 1] = in[n - 1];
 	return p;

@@ -21,6 +21,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TAP_UNUSED __attribute__((unused))
@@ -137,6 +138,31 @@ tap_is_int(const char *file, int line, long long got, long long want,
 }
 
 /* Compares the span got[0..gotlen) with want; NULL equals only NULL. */
+/* n bytes of heap (1 when n is 0), exactly: ASan sees any read past
+ * them.  Exits 99 when there are none. */
+static TAP_UNUSED void *
+tap_alloc(size_t n)
+{
+	void *p;
+
+	if ((p = malloc(n == 0 ? 1 : n)) == NULL) {
+		perror("malloc");
+		exit(99);
+	}
+	return p;
+}
+
+/* The "got" and "expected" lines under a failed comparison of bytes. */
+static TAP_UNUSED void
+tap_mem_diag(const char *got, size_t gotlen, const char *want, size_t wantlen)
+{
+	printf("#          got: ");
+	tap_print_mem(got, gotlen);
+	printf("\n#     expected: ");
+	tap_print_mem(want, wantlen);
+	printf("\n");
+}
+
 static TAP_UNUSED int
 tap_vis_mem(const char *file, int line, const char *got, size_t gotlen,
     const char *want, const char *fmt, va_list ap)
@@ -148,13 +174,8 @@ tap_vis_mem(const char *file, int line, const char *got, size_t gotlen,
 	else
 		pass = gotlen == strlen(want) && memcmp(got, want, gotlen) == 0;
 	tap_result(pass, file, line, fmt, ap);
-	if (!pass) {
-		printf("#          got: ");
-		tap_print_mem(got, gotlen);
-		printf("\n#     expected: ");
-		tap_print_mem(want, want == NULL ? 0 : strlen(want));
-		printf("\n");
-	}
+	if (!pass)
+		tap_mem_diag(got, gotlen, want, want == NULL ? 0 : strlen(want));
 	return pass;
 }
 

@@ -92,13 +92,8 @@ todo_is_mem(const char *file, int line, const char *todo, const char *got,
 	else
 		pass = gotlen == strlen(want) && memcmp(got, want, gotlen) == 0;
 	todo_result(file, line, pass, todo, name);
-	if (!pass) {
-		printf("#          got: ");
-		tap_print_mem(got, gotlen);
-		printf("\n#     expected: ");
-		tap_print_mem(want, want == NULL ? 0 : strlen(want));
-		printf("\n");
-	}
+	if (!pass)
+		tap_mem_diag(got, gotlen, want, want == NULL ? 0 : strlen(want));
 	return 1;
 }
 
@@ -120,13 +115,8 @@ todo_is_mem_n(const char *file, int line, const char *todo, const char *got,
 		tap_ok(file, line, pass, "%s", name);
 	else
 		todo_result(file, line, pass, todo, name);
-	if (!pass) {
-		printf("#          got: ");
-		tap_print_mem(got, gotlen);
-		printf("\n#     expected: ");
-		tap_print_mem(want, wantlen);
-		printf("\n");
-	}
+	if (!pass)
+		tap_mem_diag(got, gotlen, want, wantlen);
 	return todo != NULL || pass;
 }
 
