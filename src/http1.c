@@ -328,7 +328,8 @@ http1_respond(struct conn *c, struct request *r, struct reply *rp,
 	/* the fields go in behind, or apart when they are big */
 	split = buf_len(&h);
 	if (nf + 64 <= buf_room(&h)) {
-		buf_add(&h, rs->rs_fields.b_start, nf);
+		if (nf > 0)	/* none: the buffer may be NULL */
+			buf_add(&h, rs->rs_fields.b_start, nf);
 		split = 0;
 	}
 	if (!bodyless && len >= 0) {

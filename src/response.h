@@ -76,7 +76,8 @@ stream_last(struct stream *st, const char *p, size_t n)
 	return st->st_err ? -1 : st->st_put(st, p, n, 1);
 }
 
-/* A response with no body and no fields yet, fields built in mem[0..n). */
+/* A response with no body and no fields yet, fields built in mem[0..n)
+ * (NULL and 0 for a response that has none). */
 static inline void
 response_init(struct response *rs, int status, char *mem, size_t n)
 {

@@ -15,6 +15,7 @@
 
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <poll.h>
 
 struct conn;
 struct body;
@@ -102,7 +103,7 @@ conn_pending(struct conn *c)
 static inline int
 conn_wait_readable(struct conn *c, int ms)
 {
-	return conn_pending(c) ? 1 : c->c_tr->t_wait(c, 0x001 /* POLLIN */, ms);
+	return conn_pending(c) ? 1 : c->c_tr->t_wait(c, POLLIN, ms);
 }
 
 static inline void

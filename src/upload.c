@@ -76,10 +76,9 @@ upload_locate(struct request *r, int create, char *name,
 static int
 upload_done(struct conn *c, struct request *r, struct reply *rp, int status)
 {
-	char none[1];		/* no fields */
 	struct response rs;
 
-	response_init(&rs, status, none, 0);
+	response_init(&rs, status, NULL, 0);	/* no fields */
 	return response_send(c, r, rp, &rs);
 }
 
