@@ -16,8 +16,8 @@
  * The file system path a request names: PATH_PREFIX checked and removed,
  * the query kept only under QUERY_HACK (when query_hack is set: not for
  * CGI, whose programs get it as QUERY_STRING), percent-decoded and
- * normalised into the request's own path buffer, req_decoded, which
- * nothing else writes.  Sets req_decoded_len to its length, or -status.
+ * normalised into the request's own path buffer, req_decoded.  Returns
+ * its length, or -status.
  */
 static ssize_t
 decode_path(struct request *r, int query_hack)
@@ -66,14 +66,6 @@ decode_path(struct request *r, int query_hack)
 	return (len = path_normalize(path)) < 0 ? -400 : len;
 }
 
-
-
-static void
-route_path(struct request *r, int query_hack)
-{
-	r->req_decoded_len = decode_path(r, query_hack);
-}
-
 enum route
 route_request(struct request *r)
 {
@@ -84,7 +76,7 @@ route_request(struct request *r)
 		return ROUTE_NOT_ALLOWED;	/* we proxy nothing, any target */
 	if (r->req_target[0] != '/')
 		return r->req_method == M_OPTIONS ? ROUTE_OPTIONS : ROUTE_BAD;
-	route_path(r, 0);
+	r->req_decoded_len = decode_path(r, 0);
 	if (r->req_decoded_len >= 0 &&
 	    cgi_below(r->req_decoded, r->req_decoded_len))
 		return ROUTE_CGI;
@@ -95,7 +87,7 @@ route_request(struct request *r)
 	case M_DELETE:
 		/* a file's name may take the query in (QUERY_HACK) */
 		if (ENABLE_QUERY_HACK && r->req_query != NULL)
-			route_path(r, 1);
+			r->req_decoded_len = decode_path(r, 1);
 		return r->req_method == M_PUT ? ROUTE_PUT :
 		    r->req_method == M_DELETE ? ROUTE_DELETE : ROUTE_FILE;
 	case M_OPTIONS:
