@@ -71,8 +71,8 @@ FINAL_CFLAGS = -std=gnu99 $(WARN) $(SIZE_CFLAGS) $(HARDEN_CFLAGS) $(CFLAGS) \
 # 64-bit off_t on 32-bit glibc targets too (arm, mips): else files over
 # 2 GiB cannot be opened and large Range values wrap
 FINAL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(HARDEN_CPPFLAGS) \
-	-I$(BUILD) -Isrc $(CPPFLAGS)
-FINAL_LDFLAGS = $(SIZE_LDFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS) $(SAN) -pthread
+	-I$(BUILD) -Isrc $(TLS_CPPFLAGS) $(CPPFLAGS)
+FINAL_LDFLAGS = $(SIZE_LDFLAGS) $(HARDEN_LDFLAGS) $(TLS_LDFLAGS) $(LDFLAGS) $(SAN) -pthread
 
 ifndef V
 Q_CC = @printf '  CC      %s\n' $@;
@@ -97,9 +97,19 @@ ifeq ($(CONFIG_AUTH_FILE),y)
 LIBS += $(shell echo 'int main(void){return 0;}' | $(CC) -x c - -lcrypt \
 	-o /dev/null 2>/dev/null && echo -lcrypt)
 endif
+# TLS=1: mbed TLS, Debian's libmbedtls-dev, or a build of it for the
+# target (MBEDTLS_DIR=dir with include/ and lib/, as make mbedtls makes)
+OBJS-$(CONFIG_TLS) += tls.o
+ifeq ($(CONFIG_TLS),y)
+ifneq ($(MBEDTLS_DIR),)
+TLS_CPPFLAGS = -I$(MBEDTLS_DIR)/include
+TLS_LDFLAGS = -L$(MBEDTLS_DIR)/lib
+endif
+LIBS += -lmbedtls -lmbedx509 -lmbedcrypto
+endif
 OBJS = $(addprefix $(BUILD)/,$(OBJS-y))
 HEADERS = src/mrhttpd.h src/transport.h src/protocol.h src/log.h src/dirlist.h src/upload.h src/response.h src/cgi.h src/auth.h \
-	src/route.h src/peer.h \
+	src/route.h src/peer.h src/tls.h \
 	$(BUILD)/config.h
 
 all: $(BUILD)/mrhttpd

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cgi.h"
+#include "tls.h"
 #include "route.h"
 #include "log.h"
 
@@ -228,6 +229,10 @@ env_build(struct env *e, struct conn *c, struct request *r,
 	}
 	env_str(e, "SERVER_ADDR", addr);
 	env_num(e, "SERVER_PORT", (unsigned)port);
+	if (conn_secure(c)) {	/* what programs test for a secure request */
+		env_str(e, "HTTPS", "on");
+		env_str(e, "REQUEST_SCHEME", "https");
+	}
 	if (*CONFIG_SERVER_NAME != '\0')
 		env_str(e, "SERVER_NAME", CONFIG_SERVER_NAME);
 	else if ((host = r->req_host) != NULL && *host != '\0') {

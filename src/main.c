@@ -20,9 +20,11 @@
 #include "mrhttpd.h"
 #include "log.h"
 #include "auth.h"
+#include "tls.h"
 
 struct settings settings = {
-	.set_port = CONFIG_SERVER_PORT,
+	.set_port = ENABLE_PLAIN ? CONFIG_SERVER_PORT : CONFIG_TLS_PORT,
+	.set_tls_port = CONFIG_TLS_PORT,
 	.set_addr = CONFIG_SERVER_ADDR,
 	.set_public = CONFIG_PUBLIC_DIR,
 	.set_public_fd = -1,
@@ -60,7 +62,9 @@ die(const char *first, ...)
 static void __attribute__((noreturn))
 usage(void)
 {
-	say("usage: mrhttpd [-fV] [-a address] [-p port] [-r public_dir]\n");
+	say(ENABLE_TLS ? "usage: mrhttpd [-fV] [-a address] [-p port] "
+	    "[-r public_dir] [-s https_port]\n" :
+	    "usage: mrhttpd [-fV] [-a address] [-p port] [-r public_dir]\n");
 	exit(2);
 }
 
@@ -76,6 +80,11 @@ version(void)
 	buf_str(&b, (on) ? ": yes\n" : ": no\n");
 	buf_lit(&b, "mrhttpd " MRHTTPD_VERSION "\n");
 	FEATURE_LIST(FEATURE_LINE)
+	if (ENABLE_TLS) {	/* a TLS=0 build stays as it was */
+		buf_lit(&b, "tls: yes\ntls-library: ");
+		buf_str(&b, tls_library());
+		buf_char(&b, '\n');
+	}
 	(void)!write(STDOUT_FILENO, out, buf_len(&b));
 }
 
@@ -195,7 +204,8 @@ main(int argc, char *argv[])
 	int ch, nullfd, ready = -1;
 
 	/* options: compiled-in values, a few overridable for testing */
-	while ((ch = getopt(argc, argv, "a:fp:r:V")) != -1) {
+	while ((ch = getopt(argc, argv, ENABLE_TLS ? "a:fp:r:s:V" :
+	    "a:fp:r:V")) != -1) {
 		switch (ch) {
 		case 'a':
 			settings.set_addr = optarg;
@@ -205,6 +215,8 @@ main(int argc, char *argv[])
 			break;
 		case 'p':
 			settings.set_port = parse_port(optarg);
+			if (!ENABLE_PLAIN)
+				settings.set_tls_port = settings.set_port;
 			break;
 		case 'r':
 			if (optarg[0] != '/')
@@ -215,7 +227,12 @@ main(int argc, char *argv[])
 			version();
 			return 0;
 		default:
-			usage();
+			/* -s: the HTTPS port; in an HTTPS-only build, -p too */
+			if (!ENABLE_TLS || ch != 's')
+				usage();
+			settings.set_tls_port = parse_port(optarg);
+			if (!ENABLE_PLAIN)
+				settings.set_port = settings.set_tls_port;
 		}
 	}
 	if (optind != argc)
@@ -285,9 +302,16 @@ main(int argc, char *argv[])
 		die("cannot open log file " CONFIG_SERVER_ROOT CONFIG_LOG_FILE
 		    ": ", strerror(errno), NULL);
 
-	/* socket: bound before dropping root, so ports below 1024 work */
-	if (server_listen(settings.set_addr, settings.set_port, err,
-	    sizeof(err)) == -1)
+	/* TLS: the key is read as root and before the jail; after the user
+	 * change it is only in memory */
+	if (ENABLE_TLS && tls_init(err, sizeof(err)) == -1)
+		die(err, NULL);
+
+	/* sockets: bound before dropping root, so ports below 1024 work */
+	if (server_listen(0, settings.set_addr, ENABLE_PLAIN ?
+	    settings.set_port : 0, err, sizeof(err)) == -1 ||
+	    (ENABLE_TLS && server_listen(1, settings.set_addr,
+	    settings.set_tls_port, err, sizeof(err)) == -1))
 		die(err, NULL);
 
 	/* detach, unless told to stay; the parent waits for "ready" */

@@ -60,6 +60,7 @@ struct settings {
 	int		 set_foreground;
 	int		 set_fd_cache_max;	/* fds at or above are not cached */
 	int		 set_devnull;		/* /dev/null, opened before the jail */
+	int		 set_tls_port;		/* HTTPS (TLS=1) */
 	const char	*set_auth;		/* AUTH_HEADER, or from the environment */
 	const char	*set_auth_user;		/* its user name, or "" */
 	const char	*set_auth_type;		/* its scheme, e.g. "Basic" */
@@ -335,7 +336,7 @@ void	 file_cache_flush(void);
 void	 file_cache_invalidate(void);
 
 /* server.c */
-int	 server_listen(const char *, int, char *, size_t);
+int	 server_listen(int, const char *, int, char *, size_t);
 void	 server_run(int);
 extern int server_stop;		/* set once, at stop: read it with */
 static inline int

@@ -11,6 +11,7 @@
 #include "auth.h"
 #include "cgi.h"
 #include "upload.h"
+#include "tls.h"
 
 /*
  * The file system path a request names: PATH_PREFIX checked and removed,
@@ -100,6 +101,71 @@ route_request(struct request *r)
 }
 
 /*
+ * The Host a request named, without its port, if it is a plain name or
+ * address: only those go into a Location.  Its length, or 0.
+ */
+static size_t
+host_name(const char *h)
+{
+	size_t n;
+
+	if (h == NULL)
+		return 0;
+	if (h[0] == '[') {
+		n = 1 + strspn(h + 1, "0123456789abcdefABCDEF:.");
+		if (h[n] != ']')
+			return 0;
+		n++;
+	} else
+		n = strspn(h, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-");
+	if (h[n] == ':' && h[n + 1 + strspn(h + n + 1, "0123456789")] == '\0')
+		return n < 256 ? n : 0;
+	return n > 0 && n < 256 && h[n] == '\0' ? n : 0;
+}
+
+/*
+ * TLS_REDIRECT: every request on the plain port goes to the same target
+ * over HTTPS, 301 for GET and HEAD, 308 (the method kept) for the rest.
+ * The host comes from a Host that is a plain name or address (else
+ * SERVER_NAME, else 400): nothing else of the request is echoed but its
+ * target, whose characters the parser checked.
+ */
+static int
+redirect_https(struct conn *c, struct request *r, struct reply *rp)
+{
+	char fields[HEAD_ROOM + 256 + 8 + HEAD_MAX];
+	const char *host = r->req_host;
+	struct response rs;
+	struct buf *b;
+	size_t n = host_name(host);
+
+	if (n == 0 && *CONFIG_SERVER_NAME != '\0') {
+		host = CONFIG_SERVER_NAME;
+		n = strlen(host);
+	}
+	if (n == 0)
+		return response_error(c, r, rp, 400);
+	response_init(&rs, r->req_method == M_GET ||
+	    r->req_method == M_HEAD ? 301 : 308, fields, sizeof(fields));
+	b = response_field_begin(&rs, "Location");
+	buf_lit(b, "https://");
+	buf_add(b, host, n);
+	if (settings.set_tls_port != 443) {
+		buf_char(b, ':');
+		buf_uint(b, (unsigned)settings.set_tls_port);
+	}
+	if (r->req_target[0] == '/')
+		buf_add(b, r->req_target, r->req_target_len);
+	else
+		buf_char(b, '/');
+	response_field_end(&rs);
+	if (b->b_over)
+		return response_error(c, r, rp, 414);
+	return response_send(c, r, rp, &rs);
+}
+
+/*
  * The way of every request, whatever its protocol: routes it, checks what
  * it may do, and hands it to its handler.  Returns as the handlers: 0 to
  * go on, -1 to close.
@@ -107,9 +173,12 @@ route_request(struct request *r)
 int
 route_serve(struct conn *c, struct request *r, struct reply *rp)
 {
-	enum route rt = route_request(r);
+	enum route rt;
 	int ok;
 
+	if (ENABLE_TLS_REDIRECT && !conn_secure(c))
+		return redirect_https(c, r, rp);
+	rt = route_request(r);
 	if ((ok = route_authorized(r, rt)) < 0)
 		return response_error(c, r, rp, -ok);
 	if (!ok)

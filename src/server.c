@@ -20,13 +20,15 @@
 #include "log.h"
 #include "protocol.h"
 #include "peer.h"
+#include "tls.h"
 
 int server_stop;
 
 enum {
 	SPARE_MAX = 64,		/* more threads than this waiting: exit */
 	EV_BATCH = 64,		/* events taken per epoll_wait */
-	EV_LISTENER = -1,	/* the event's tag for the listening socket */
+	EV_LISTENER = -1,	/* the event's tag for listener 0; -2 for 1 */
+	LISTENERS = 1 + ENABLE_TLS,	/* plain HTTP, then HTTPS */
 	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
 };
 
@@ -103,14 +105,15 @@ static int free_top = -1;	/* stack of freed slots, atomic */
 static int conns;		/* open connections, atomic */
 
 /*
- * The listener is out of the epoll set while MAX_CONNECTIONS are open and
- * none of them can be closed to make room (full), for a moment when
- * descriptors ran out (pausing), and for good once stopping.  Rare: a
- * lock is fine.  The flags are atomic, for any thread to read.
+ * The listeners (plain HTTP, and HTTPS with TLS) are out of the epoll set
+ * while MAX_CONNECTIONS are open and none of them can be closed to make
+ * room (full), for a moment when descriptors ran out (pausing), and for
+ * good once stopping.  Rare: a lock is fine.  The flags are atomic, for
+ * any thread to read.
  */
 static struct listener {
 	pthread_mutex_t	 l_lock;
-	int		 l_fd;
+	int		 l_fd[LISTENERS];	/* -1: not listening there */
 	int		 l_in_set;	/* in the epoll set */
 	int		 l_full;	/* at the cap, nothing to evict */
 	int		 l_pausing;	/* out of descriptors: t_paused_until */
@@ -121,12 +124,12 @@ static struct listener {
 #define PER_IP_STR	STR(CONFIG_MAX_CONNECTIONS_PER_IP)
 
 /*
- * Opens the listening socket.  An empty addr means all addresses: one
+ * Opens a listening socket.  An empty addr means all addresses: one
  * IPv6 socket that takes IPv4 too, or plain IPv4 where the kernel has no
  * IPv6.  Returns the socket, or -1 with a message in err.
  */
-int
-server_listen(const char *addr, int port, char *err, size_t errsz)
+static int
+listen_on(const char *addr, int port, char *err, size_t errsz)
 {
 	struct sockaddr_storage ss;
 	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
@@ -182,25 +185,52 @@ server_listen(const char *addr, int port, char *err, size_t errsz)
 		close(fd);
 		return -1;
 	}
-	listener.l_fd = fd;
 	return fd;
 }
 
-/* Puts the listener into the epoll set, or takes it out (see struct listener).
- * Rare, so a lock is fine here. */
+/*
+ * Opens listener i (0 plain HTTP, 1 HTTPS) on port, or none when port is
+ * 0.  Returns 0, or -1 with a message in err.
+ */
+int
+server_listen(int i, const char *addr, int port, char *err, size_t errsz)
+{
+	listener.l_fd[i] = port == 0 ? -1 : listen_on(addr, port, err, errsz);
+	return port != 0 && listener.l_fd[i] == -1 ? -1 : 0;
+}
+
+/* Adds every listener to the epoll set (EPOLL_CTL_ADD) or takes it out.
+ * Returns 0, or -1 when the first one failed. */
+static int
+listeners_ctl(int op)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int i, rc = 0;
+
+	for (i = 0; i < LISTENERS; i++) {
+		if (listener.l_fd[i] == -1)
+			continue;
+		ev.data.u32 = (uint32_t)(EV_LISTENER - i);
+		if (epoll_ctl(turn.t_epfd, op, listener.l_fd[i], &ev) == -1 &&
+		    errno != EEXIST && errno != ENOENT)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* Puts the listeners into the epoll set, or takes them out (see struct
+ * listener).  Rare, so a lock is fine here. */
 static void
 listener_update(void)
 {
-	struct epoll_event ev = { .events = EPOLLIN,
-	    .data.u32 = (uint32_t)EV_LISTENER };
 	int want;
 
 	pthread_mutex_lock(&listener.l_lock);
 	want = !server_stopping() &&
 	    !__atomic_load_n(&listener.l_pausing, __ATOMIC_RELAXED) &&
 	    !__atomic_load_n(&listener.l_full, __ATOMIC_SEQ_CST);
-	if (want != listener.l_in_set && epoll_ctl(turn.t_epfd, want ? EPOLL_CTL_ADD :
-	    EPOLL_CTL_DEL, listener.l_fd, &ev) == 0)
+	if (want != listener.l_in_set && listeners_ctl(want ? EPOLL_CTL_ADD :
+	    EPOLL_CTL_DEL) == 0)
 		__atomic_store_n(&listener.l_in_set, want, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&listener.l_lock);
 }
@@ -434,12 +464,12 @@ accept_pause(void)
  * Returns the socket, or -1 (nobody, refused, or no descriptor at all).
  */
 static int
-accept_client(struct sockaddr_storage *peer, unsigned char *key)
+accept_client(int lfd, struct sockaddr_storage *peer, unsigned char *key)
 {
 	socklen_t len = sizeof(*peer);
 	int fd, spent = 0;
 
-	fd = accept4(listener.l_fd, (struct sockaddr *)peer, &len,
+	fd = accept4(lfd, (struct sockaddr *)peer, &len,
 	    SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
 	    turn.t_spare_fd != -1) {
@@ -447,7 +477,7 @@ accept_client(struct sockaddr_storage *peer, unsigned char *key)
 		turn.t_spare_fd = -1;
 		spent = 1;
 		len = sizeof(*peer);
-		fd = accept4(listener.l_fd, (struct sockaddr *)peer, &len,
+		fd = accept4(lfd, (struct sockaddr *)peer, &len,
 		    SOCK_CLOEXEC | SOCK_NONBLOCK);
 	}
 	if (fd == -1) {
@@ -467,9 +497,10 @@ accept_client(struct sockaddr_storage *peer, unsigned char *key)
 	return fd;
 }
 
-/* Accepts a client into a free slot.  Returns the slot, or NULL. */
+/* Accepts a client of listener l into a free slot.  Returns the slot, or
+ * NULL. */
 static struct slot *
-conn_accept(void)
+conn_accept(int l)
 {
 	struct sockaddr_storage peer;
 	unsigned char key[PEER_KEY];
@@ -484,7 +515,7 @@ conn_accept(void)
 		return NULL;
 	if (turn.t_spare_fd == -1)	/* given up last time: take it back */
 		turn.t_spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);
-	if ((fd = accept_client(&peer, key)) == -1)
+	if ((fd = accept_client(listener.l_fd[l], &peer, key)) == -1)
 		return NULL;
 	/* at MAX_CONNECTIONS: the room conn_room saw is made now (unless a
 	 * thread short of descriptors took that parked slot meanwhile,
@@ -507,6 +538,8 @@ conn_accept(void)
 	s = &slots[i];
 	s->s_conn.c_fd = fd;
 	s->s_conn.c_tr = &plain_transport;
+	if (ENABLE_TLS && l == 1)
+		s->s_conn.c_tr = &tls_transport;
 	s->s_conn.c_proto = &http1_protocol;
 	s->s_conn.c_close = 0;
 	s->s_conn.c_fresh = 1;
@@ -577,8 +610,8 @@ next_conn(void)
 		}
 		tag = (int)turn.t_evs[turn.t_ev_i].data.u32;
 		hup = turn.t_evs[turn.t_ev_i++].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR);
-		if (tag == EV_LISTENER) {
-			if ((s = conn_accept()) != NULL)
+		if (tag < 0) {		/* EV_LISTENER - i */
+			if ((s = conn_accept(EV_LISTENER - tag)) != NULL)
 				return s;
 			continue;
 		}
@@ -727,7 +760,9 @@ server_run(int ready)
 	pthread_attr_setdetachstate(&pool.p_attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&pool.p_attr, stack);
 	/* one worker to begin with: the first slow request starts the next */
-	fcntl(listener.l_fd, F_SETFL, O_NONBLOCK);
+	for (i = 0; i < LISTENERS; i++)
+		if (listener.l_fd[i] != -1)
+			fcntl(listener.l_fd[i], F_SETFL, O_NONBLOCK);
 	if ((turn.t_epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
 	    (listener_update(), !listener.l_in_set) || spawn_worker() == -1) {
 		static const char msg[] =
@@ -766,17 +801,14 @@ server_run(int ready)
 	 * for a next request end; replies in progress go on), and let them
 	 * finish for up to 5 s */
 	__atomic_store_n(&server_stop, 1, __ATOMIC_RELEASE);
-	shutdown(listener.l_fd, SHUT_RDWR);
-	/* the shut listener reports EPOLLHUP: that wakes the turn holder,
-	 * also when the listener was out of the set (MAX_CONNECTIONS) */
+	for (i = 0; i < LISTENERS; i++)
+		if (listener.l_fd[i] != -1)
+			shutdown(listener.l_fd[i], SHUT_RDWR);
+	/* a shut listener reports EPOLLHUP: that wakes the turn holder,
+	 * also when the listeners were out of the set (MAX_CONNECTIONS) */
 	pthread_mutex_lock(&listener.l_lock);
-	if (!listener.l_in_set) {
-		struct epoll_event ev = { .events = EPOLLIN,
-		    .data.u32 = (uint32_t)EV_LISTENER };
-
-		if (epoll_ctl(turn.t_epfd, EPOLL_CTL_ADD, listener.l_fd, &ev) == 0)
-			__atomic_store_n(&listener.l_in_set, 1, __ATOMIC_RELEASE);
-	}
+	if (!listener.l_in_set && listeners_ctl(EPOLL_CTL_ADD) == 0)
+		__atomic_store_n(&listener.l_in_set, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&listener.l_lock);
 	log_info("stopping on signal %d", sig);
 	for (i = 0; i < __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE); i++)
@@ -790,5 +822,7 @@ server_run(int ready)
 
 		nanosleep(&tick, NULL);
 	}
-	close(listener.l_fd);
+	for (i = 0; i < LISTENERS; i++)
+		if (listener.l_fd[i] != -1)
+			close(listener.l_fd[i]);
 }

@@ -19,11 +19,12 @@
 
 struct conn;
 struct body;
+struct tls;
 struct protocol;
 
 /* Some transport of this build has no sendfile: the plain one without
- * SENDFILE (TLS will be another). */
-#define TRANSPORT_COPIES	(!ENABLE_SENDFILE)
+ * SENDFILE, and TLS. */
+#define TRANSPORT_COPIES	(!ENABLE_SENDFILE || ENABLE_TLS)
 
 enum {
 	IO_MORE = 1,		/* more follows at once: hold the packet */
@@ -52,6 +53,7 @@ struct transport {
 	void	(*t_close)(struct conn *, int);
 };
 extern const struct transport plain_transport;
+extern const struct transport tls_transport;	/* TLS=1: tls.c */
 
 struct conn {
 	int		 c_fd;		/* the transport's and server.c's only */
@@ -60,6 +62,7 @@ struct conn {
 	int		 c_more;	/* the socket may hold unread input (atomic) */
 	const struct transport *c_tr;
 	const struct protocol *c_proto;
+	struct tls	*c_tls;		/* TLS state (tls.c), from the first byte */
 	unsigned short	 c_port;	/* peer port */
 	char		 c_addr[46];	/* peer address, printable */
 	size_t		 c_pos;		/* end of what the request has used of c_buf */

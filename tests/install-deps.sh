@@ -13,7 +13,7 @@
 # Tools the tests run; keep them in this one list.
 PACKAGES="curl apache2-utils wrk file busybox-static dash musl-tools procps psmisc iproute2
 wget php-cgi libxml2-utils jq python3-venv chromium util-linux clang libclang-rt-14-dev
-slowhttptest binutils"
+slowhttptest binutils libmbedtls-dev openssl testssl.sh libnss3-tools"
 # What `make check-cross` (tests/cross.sh) needs: Debian's cross compilers
 # and qemu-user, to build the suite's binaries and run them.
 # The C libraries' headers are only recommended by the compilers, and

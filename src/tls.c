@@ -1,0 +1,413 @@
+/*
+ * tls.c - the TLS transport (TLS=1), on mbed TLS: TLS 1.2 with ECDHE and
+ * AEAD suites only, session tickets whose keys live and rotate in memory,
+ * and ALPN.
+ *
+ * A connection costs nothing of the library until its first byte comes:
+ * a client that connects and says nothing holds a slot and a socket, as
+ * over plain HTTP, and no TLS buffers.  The first byte tells a handshake
+ * (a TLS record, 0x16) from a plain HTTP request, which gets a 400 in
+ * clear text.  The handshake costs milliseconds of CPU and waits for the
+ * client, so it runs after handing the turn on, bounded by
+ * REQUEST_TIMEOUT.  From then on the connection is served and parked as
+ * any other: the protocol reads plaintext through tls_read and writes
+ * through tls_writev; a file body is read and encrypted a piece at a time
+ * (conn_copyfile), as sendfile cannot encrypt.
+ */
+#include <sys/socket.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/entropy.h>
+#include <mbedtls/error.h>
+#include <mbedtls/net_sockets.h>
+#include <mbedtls/ssl.h>
+#include <mbedtls/ssl_ticket.h>
+#include <mbedtls/version.h>
+#include <mbedtls/x509_crt.h>
+
+#include "tls.h"
+
+#if MBEDTLS_VERSION_MAJOR != 2 || MBEDTLS_VERSION_MINOR < 16
+#error "TLS=1 needs mbed TLS 2.16 to 2.28 (Debian's libmbedtls-dev)"
+#endif
+#if CONFIG_TLS_MIN_VERSION == 13
+#error "TLS_MIN_VERSION=1.3: mbed TLS 2.x has no TLS 1.3; use 1.2"
+#endif
+
+enum {
+	TICKET_LIFETIME = 7200,	/* s; ticket keys rotate as often */
+	HELLO_RECORD = 0x16,	/* a TLS handshake record's first byte */
+	/* the most plaintext one record carries: writes are gathered up to
+	 * it, so that a head and a small body go in one record */
+	RECORD_MAX = 16384,
+};
+
+/* What every connection shares, set up once by tls_init(). */
+static struct {
+	mbedtls_ssl_config	 g_conf;
+	mbedtls_x509_crt	 g_cert;	/* TLS_CERT, then TLS_CHAIN */
+	mbedtls_pk_context	 g_key;
+	mbedtls_entropy_context	 g_entropy;
+	mbedtls_ctr_drbg_context g_drbg;	/* locks itself (THREADING_C) */
+	mbedtls_ssl_ticket_context g_ticket;
+} g;
+
+/* A connection's TLS state, from its first byte on (c_tls). */
+struct tls {
+	mbedtls_ssl_context	 tl_ssl;
+	struct conn		*tl_conn;
+	int			 tl_ready;	/* handshake done */
+	int			 tl_send_flags;	/* MSG_MORE while more follows */
+};
+/* c_tls of a connection that spoke plain HTTP and was answered */
+static struct tls refused;
+
+static const int suites[] = {
+	MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	MBEDTLS_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	MBEDTLS_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+	MBEDTLS_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	0
+};
+static const mbedtls_ecp_group_id curves[] = {
+	MBEDTLS_ECP_DP_CURVE25519, MBEDTLS_ECP_DP_SECP256R1,
+	MBEDTLS_ECP_DP_SECP384R1, MBEDTLS_ECP_DP_NONE
+};
+static const char *alpn[] = { "http/1.1", NULL };
+
+/* --- the socket under the library ------------------------------------- */
+
+static int
+bio_send(void *arg, const unsigned char *p, size_t n)
+{
+	struct conn *c = arg;
+	ssize_t w;
+
+	do
+		w = send(c->c_fd, p, n, MSG_NOSIGNAL | c->c_tls->tl_send_flags);
+	while (w == -1 && errno == EINTR);
+	if (w >= 0)
+		return (int)w;
+	return errno == EAGAIN || errno == EWOULDBLOCK ?
+	    MBEDTLS_ERR_SSL_WANT_WRITE : MBEDTLS_ERR_NET_SEND_FAILED;
+}
+
+static int
+bio_recv(void *arg, unsigned char *p, size_t n)
+{
+	struct conn *c = arg;
+	ssize_t r;
+
+	do
+		r = read(c->c_fd, p, n);
+	while (r == -1 && errno == EINTR);
+	/* as plain_read: a full read may have left more in the socket */
+	if (r > 0 && (size_t)r == n)
+		__atomic_store_n(&c->c_more, 1, __ATOMIC_RELAXED);
+	if (r >= 0)
+		return (int)r;
+	return errno == EAGAIN || errno == EWOULDBLOCK ?
+	    MBEDTLS_ERR_SSL_WANT_READ : MBEDTLS_ERR_NET_RECV_FAILED;
+}
+
+/* Waits for what the library wants (r: WANT_READ or WANT_WRITE) until
+ * deadline.  0 ready, -1 time-out or error. */
+static int
+tls_await(struct conn *c, int r, long long deadline)
+{
+	long long left = deadline - now_ms();
+
+	if (r != MBEDTLS_ERR_SSL_WANT_READ && r != MBEDTLS_ERR_SSL_WANT_WRITE)
+		return -1;
+	return left > 0 && plain_transport.t_wait(c, r ==
+	    MBEDTLS_ERR_SSL_WANT_READ ? POLLIN : POLLOUT, (int)left) > 0 ?
+	    0 : -1;
+}
+
+/* --- starting a connection --------------------------------------------- */
+
+/*
+ * Plain HTTP on the TLS port: a 400 in clear text, as lighttpd and nginx
+ * answer, then closed after lingering (tls_close), so the client reads it.
+ */
+static void
+tls_refuse(struct conn *c)
+{
+	static const char msg[] = "HTTP/1.1 400 Bad Request\r\n"
+	    "Content-Type: text/plain\r\nContent-Length: 39\r\n"
+	    "Connection: close\r\n\r\n"
+	    "This port speaks HTTPS: use https://.\r\n";
+
+	(void)!send(c->c_fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	c->c_tls = &refused;
+}
+
+/* The handshake, off the turn, within REQUEST_TIMEOUT.  0, or -1. */
+static int
+tls_handshake(struct conn *c)
+{
+	long long deadline = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL;
+	struct tls *t;
+	int r;
+
+	if (server_yield() != 0 || (t = calloc(1, sizeof(*t))) == NULL)
+		return -1;
+	t->tl_conn = c;
+	c->c_tls = t;
+	mbedtls_ssl_init(&t->tl_ssl);
+	if (mbedtls_ssl_setup(&t->tl_ssl, &g.g_conf) != 0)
+		return -1;	/* tls_close frees it */
+	mbedtls_ssl_set_bio(&t->tl_ssl, c, bio_send, bio_recv, NULL);
+	while ((r = mbedtls_ssl_handshake(&t->tl_ssl)) != 0)
+		if (tls_await(c, r, deadline) == -1)
+			return -1;
+	t->tl_ready = 1;
+	return 0;
+}
+
+/*
+ * A connection's first input.  Returns 1 when the handshake is done, 0
+ * at the end of the stream (or after refusing plain HTTP), -1 with errno:
+ * EAGAIN when nothing came yet.
+ */
+static int
+tls_start(struct conn *c)
+{
+	unsigned char first;
+	ssize_t n;
+
+	if (c->c_tls == &refused)
+		return 0;
+	do
+		n = recv(c->c_fd, &first, 1, MSG_PEEK);
+	while (n == -1 && errno == EINTR);
+	if (n <= 0)
+		return (int)n;
+	if (first != HELLO_RECORD) {
+		tls_refuse(c);
+		return 0;
+	}
+	if (tls_handshake(c) == -1) {
+		errno = ECONNABORTED;
+		return -1;
+	}
+	return 1;
+}
+
+/* --- the transport ------------------------------------------------------ */
+
+static ssize_t
+tls_read(struct conn *c, void *buf, size_t n)
+{
+	struct tls *t = c->c_tls;
+	int r;
+
+	if ((t == NULL || !t->tl_ready) && (r = tls_start(c)) <= 0)
+		return r;
+	t = c->c_tls;
+	r = mbedtls_ssl_read(&t->tl_ssl, buf, n);
+	if (r > 0) {
+		if (mbedtls_ssl_get_bytes_avail(&t->tl_ssl) > 0)
+			__atomic_store_n(&c->c_more, 1, __ATOMIC_RELAXED);
+		return r;
+	}
+	if (r == MBEDTLS_ERR_SSL_WANT_READ || r == MBEDTLS_ERR_SSL_WANT_WRITE) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (r == 0 || r == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY)
+		return 0;
+	errno = ECONNRESET;
+	return -1;
+}
+
+/* Writes n bytes as records, waiting for room unless IO_NOWAIT.  0, -1. */
+static int
+tls_write(struct conn *c, const unsigned char *p, size_t n, int flags)
+{
+	long long deadline = 0;
+	int r;
+
+	while (n > 0) {
+		r = mbedtls_ssl_write(&c->c_tls->tl_ssl, p, n);
+		if (r > 0) {
+			p += r;
+			n -= (size_t)r;
+			deadline = 0;
+			continue;
+		}
+		/* as plain.c: REQUEST_TIMEOUT without progress */
+		if (deadline == 0)
+			deadline = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL;
+		if ((flags & IO_NOWAIT) || tls_await(c, r, deadline) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Small pieces are gathered into one record (a head and its body); a big
+ * one goes as it is.  MSG_MORE holds every record but the last back.
+ */
+static int
+tls_writev(struct conn *c, struct iovec *iov, int cnt, int flags)
+{
+	unsigned char gather[RECORD_MAX];
+	const unsigned char *p;
+	size_t n;
+
+	if (c->c_tls == NULL || !c->c_tls->tl_ready)
+		return -1;	/* nothing is written before the handshake */
+	while (cnt > 0) {
+		if (cnt == 1 || iov->iov_len + iov[1].iov_len > sizeof(gather)) {
+			p = iov->iov_base;
+			n = iov->iov_len;
+			iov++, cnt--;
+		} else {
+			for (n = 0; cnt > 0 && n + iov->iov_len <= sizeof(gather);
+			    iov++, cnt--) {
+				memcpy(gather + n, iov->iov_base, iov->iov_len);
+				n += iov->iov_len;
+			}
+			p = gather;
+		}
+		c->c_tls->tl_send_flags = cnt > 0 || (flags & IO_MORE) ?
+		    MSG_MORE : 0;
+		if (tls_write(c, p, n, flags) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Plaintext the library holds, decrypted or not yet, that poll cannot
+ * see. */
+static int
+tls_pending(struct conn *c)
+{
+	struct tls *t = c->c_tls;
+
+	return t != NULL && t->tl_ready &&
+	    (mbedtls_ssl_get_bytes_avail(&t->tl_ssl) > 0 ||
+	    mbedtls_ssl_check_pending(&t->tl_ssl));
+}
+
+/* A close_notify when the session was up, without waiting; then as plain. */
+static void
+tls_close(struct conn *c, int drain)
+{
+	struct tls *t = c->c_tls;
+
+	if (t == &refused)
+		drain = 1;
+	else if (t != NULL) {
+		if (t->tl_ready) {
+			t->tl_send_flags = MSG_DONTWAIT;
+			(void)mbedtls_ssl_close_notify(&t->tl_ssl);
+		}
+		mbedtls_ssl_free(&t->tl_ssl);
+		free(t);
+	}
+	c->c_tls = NULL;
+	plain_transport.t_close(c, drain);
+}
+
+static int
+tls_wait(struct conn *c, short events, int ms)
+{
+	return plain_transport.t_wait(c, events, ms);
+}
+
+const struct transport tls_transport = {
+	.t_read = tls_read,
+	.t_writev = tls_writev,
+	.t_sendfile = NULL,	/* conn_copyfile: read, encrypt, write */
+	.t_pending = tls_pending,
+	.t_wait = tls_wait,
+	.t_close = tls_close,
+};
+
+/* --- start-up ------------------------------------------------------------ */
+
+/* "what: the library's reason" into err; returns -1. */
+static int
+tls_fail(char *err, size_t errsz, const char *what, int r)
+{
+	char why[160];
+
+	mbedtls_strerror(r, why, sizeof(why));
+	concat(err, errsz, what, ": ", why, NULL);
+	return -1;
+}
+
+/* Reads a PEM file into the certificate chain (key NULL) or the key.
+ * Returns 0, or -1 with "KEY path: reason" in err. */
+static int
+tls_load(const char *path, const char *what, mbedtls_pk_context *key,
+    char *err, size_t errsz)
+{
+	int r;
+
+	/* the library says only "read failed": say why */
+	if (access(path, R_OK) == -1) {
+		concat(err, errsz, what, ": ", strerror(errno), NULL);
+		return -1;
+	}
+	r = key != NULL ? mbedtls_pk_parse_keyfile(key, path, NULL) :
+	    mbedtls_x509_crt_parse_file(&g.g_cert, path);
+	return r == 0 ? 0 : tls_fail(err, errsz, what, r);
+}
+
+int
+tls_init(char *err, size_t errsz)
+{
+	mbedtls_ssl_config *conf = &g.g_conf;
+	int r;
+
+	mbedtls_ssl_config_init(conf);
+	mbedtls_x509_crt_init(&g.g_cert);
+	mbedtls_pk_init(&g.g_key);
+	mbedtls_entropy_init(&g.g_entropy);
+	mbedtls_ctr_drbg_init(&g.g_drbg);
+	mbedtls_ssl_ticket_init(&g.g_ticket);
+	/* getrandom(2) feeds it, also inside the jail */
+	if ((r = mbedtls_ctr_drbg_seed(&g.g_drbg, mbedtls_entropy_func,
+	    &g.g_entropy, (const unsigned char *)"mrhttpd", 7)) != 0)
+		return tls_fail(err, errsz, "TLS random generator", r);
+	if (tls_load(CONFIG_TLS_CERT, "TLS_CERT " CONFIG_TLS_CERT, NULL, err,
+	    errsz) == -1 || (*CONFIG_TLS_CHAIN != '\0' && tls_load(
+	    CONFIG_TLS_CHAIN, "TLS_CHAIN " CONFIG_TLS_CHAIN, NULL, err,
+	    errsz) == -1) || tls_load(CONFIG_TLS_KEY, "TLS_KEY "
+	    CONFIG_TLS_KEY, &g.g_key, err, errsz) == -1)
+		return -1;
+	if ((r = mbedtls_pk_check_pair(&g.g_cert.pk, &g.g_key)) != 0)
+		return tls_fail(err, errsz, "TLS_KEY " CONFIG_TLS_KEY
+		    " does not match TLS_CERT " CONFIG_TLS_CERT, r);
+	if ((r = mbedtls_ssl_config_defaults(conf, MBEDTLS_SSL_IS_SERVER,
+	    MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT)) != 0 ||
+	    (r = mbedtls_ssl_conf_own_cert(conf, &g.g_cert, &g.g_key)) != 0 ||
+	    (r = mbedtls_ssl_conf_alpn_protocols(conf, alpn)) != 0 ||
+	    (r = mbedtls_ssl_ticket_setup(&g.g_ticket, mbedtls_ctr_drbg_random,
+	    &g.g_drbg, MBEDTLS_CIPHER_AES_256_GCM, TICKET_LIFETIME)) != 0)
+		return tls_fail(err, errsz, "TLS set-up", r);
+	mbedtls_ssl_conf_rng(conf, mbedtls_ctr_drbg_random, &g.g_drbg);
+	mbedtls_ssl_conf_min_version(conf, MBEDTLS_SSL_MAJOR_VERSION_3,
+	    MBEDTLS_SSL_MINOR_VERSION_3);
+	mbedtls_ssl_conf_ciphersuites(conf, suites);
+	mbedtls_ssl_conf_curves(conf, curves);
+	mbedtls_ssl_conf_session_tickets_cb(conf, mbedtls_ssl_ticket_write,
+	    mbedtls_ssl_ticket_parse, &g.g_ticket);
+	return 0;
+}
+
+const char *
+tls_library(void)
+{
+	return "mbed TLS " MBEDTLS_VERSION_STRING;
+}

@@ -1,0 +1,29 @@
+/*
+ * tls.h - HTTPS (TLS=1): the TLS transport on mbed TLS, its start-up, and
+ * what the rest of the server asks of it.  Without TLS, stubs.
+ */
+#ifndef MRHTTPD_TLS_H
+#define MRHTTPD_TLS_H
+
+#include "mrhttpd.h"
+
+#if ENABLE_TLS
+/* Reads TLS_CERT, TLS_CHAIN and TLS_KEY and sets up the library, before
+ * the jail and the user change.  Returns 0, or -1 with a message in err. */
+int	 tls_init(char *, size_t);
+/* The library and its version, for mrhttpd -V. */
+const char *tls_library(void);
+
+/* Came this connection over TLS? */
+static inline int
+conn_secure(const struct conn *c)
+{
+	return c->c_tr == &tls_transport;
+}
+#else
+static inline int tls_init(char *e, size_t n) { (void)e; (void)n; return 0; }
+static inline const char *tls_library(void) { return ""; }
+static inline int conn_secure(const struct conn *c) { (void)c; return 0; }
+#endif
+
+#endif

@@ -1,0 +1,151 @@
+#!/usr/bin/perl
+# 71-tls-attack.t - hostile input on the TLS port: garbage in place of a
+# ClientHello, a recorded ClientHello cut at every byte position, a
+# handshake left half done (closed at REQUEST_TIMEOUT), 1,000 clients that
+# connect and never send, and 10,000 aborted handshakes.  Throughout, the
+# server stays up and a normal HTTPS client is answered within 1 s; after
+# them no descriptor, slot or memory is left behind (and under ASan, no
+# leak: make check-sanitize runs this file too).
+
+use strict;
+use warnings;
+
+use IO::Socket::IP;
+use Time::HiRes qw(time sleep);
+use Test::More;
+use MrhttpdTest qw(:DEFAULT slurp);
+use MrhttpdAttack qw(hold_start hold_ready hold_stop hold_summary
+	raise_nofile latency_bound);
+use MrhttpdTLS;
+
+my $pki = tls_pki() or plan skip_all => "no test certificates: $@";
+my $t = MrhttpdTest->new(conf => { tls_conf($pki, 'ec'), REQUEST_TIMEOUT => 2,
+	KEEPALIVE_TIMEOUT => 60, MAX_CONNECTIONS => 1100,
+	MAX_CONNECTIONS_PER_IP => 300, LOG_LEVEL => 1 });
+$t->has('tls')->has_prog('curl', 'openssl');
+$t->write_file('probe.txt', "probe\n");
+raise_nofile(4096);
+my $sport = tls_port();
+$t->run({ nofile => 4096 }, '-s', $sport);
+my $url = "https://localhost:$sport/probe.txt";
+my $bound = latency_bound();
+
+# probes(N): N normal HTTPS requests in a row; the failures and the worst
+# latency.
+sub probes {
+	my ($n) = @_;
+	my ($bad, $worst) = (0, 0);
+	for (1 .. $n) {
+		my $r = curl_tls($pki, $url, '--max-time', 5);
+		$bad++ unless $r->{status} == 200 && $r->{body} eq "probe\n";
+		$worst = $r->{secs} if $r->{secs} > $worst;
+		sleep 0.05;
+	}
+	return ($bad, $worst);
+}
+
+sub fds { my @f = glob("/proc/$_[0]/fd/*"); return scalar @f }
+sub rss_kb { return (slurp("/proc/$_[0]/status") // '') =~ /^VmRSS:\s+(\d+)/m ? $1 : 0 }
+
+sub tls_connect {
+	return IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $sport,
+		Proto => 'tcp', Timeout => 5);
+}
+
+my ($bad, $worst) = probes(3);
+is($bad, 0, 'a normal client is served');
+sleep 0.3;
+my $fds0 = fds($t->pid);
+
+# --- garbage -----------------------------------------------------------------------
+my @garbage = ("\x16\x03\x01\x00\x05hello", "\x16\x03\x03\xff\xffxx",
+	"\x16" . ("\0" x 600), "\x16\x03\x01\x00\x30" . ("\xff" x 48),
+	join('', map { chr(int rand 256) } 1 .. 4000));
+my $closed = 0;
+for my $g (@garbage) {
+	my $s = tls_connect() or next;
+	http_send($s, $g);
+	$closed++ if defined wait_closed($s, 5);
+}
+is($closed, scalar @garbage, 'garbage instead of a ClientHello: closed, every time');
+($bad, $worst) = probes(3);
+ok($bad == 0 && $worst < $bound, 'others are still served within 1 s');
+
+# --- a real ClientHello, cut at every byte --------------------------------------------
+my $hello = client_hello($pki);
+cmp_ok(length $hello, '>', 100, 'a ClientHello was recorded (' . length($hello) . ' bytes)');
+my $cut_ok = 0;
+for my $i (1 .. length($hello) - 1) {
+	my $s = tls_connect() or next;
+	http_send($s, substr($hello, 0, $i));
+	shutdown($s, 1);	# no more: the server must give up on it
+	$cut_ok++ if defined wait_closed($s, 5);
+}
+is($cut_ok, length($hello) - 1, 'cut at every byte position, then ended: '
+	. 'each connection closed by the server');
+($bad, $worst) = probes(3);
+ok($bad == 0 && $worst < $bound, 'others are still served within 1 s');
+
+# --- a half handshake held open: closed at REQUEST_TIMEOUT --------------------------
+{
+	my $s = tls_connect();
+	http_send($s, substr($hello, 0, 60));
+	my $t0 = time;
+	my $gone = wait_closed($s, 10);
+	ok(defined $gone && $gone > 1.5 && $gone < 6,
+		'a ClientHello that stops half-way: closed after REQUEST_TIMEOUT (2 s)')
+		or diag(defined $gone ? "after $gone s" : 'still open');
+}
+
+# --- 1,000 clients that connect and never send ------------------------------------------
+{
+	my $rss0 = rss_kb($t->pid);
+	my $h = hold_start(port => $sport, addrs => [map { "127.0.0.$_" } 2 .. 5],
+		n => 1000, send => '', rate => 2000, max => 30);
+	ok(hold_ready($h, 20), '1,000 silent connections opened');
+	sleep 0.5;
+	my $rss1 = rss_kb($t->pid);
+	($bad, $worst) = probes(10);
+	is($bad, 0, 'with 1,000 silent clients: a normal client is served');
+	cmp_ok($worst, '<', $bound, "... within $bound s");
+	note(sprintf('worst latency tls-silent-1000: %d ms', $worst * 1000));
+	my $per = ($rss1 - $rss0) / 1000;
+	cmp_ok($per, '<', 4, 'a silent connection holds no TLS buffers (RSS per '
+		. "connection ${per} kB)");
+	my $st = hold_stop($h);
+	note('silent holder: ' . hold_summary($st));
+	is($st->{failed} // 0, 0, 'none of them was refused a connection');
+}
+
+# --- 10,000 aborted handshakes -----------------------------------------------------------
+{
+	my ($n, $full, $done) = (10000, 0, 0);
+	my $t0 = time;
+	my @open;
+	for my $i (0 .. $n - 1) {
+		my $s = tls_connect() or next;
+		$done++;
+		# most stop inside the hello; every 50th sends all of it and
+		# goes before the server's reply is read (crypto done for nothing)
+		my $len = $i % 50 == 0 ? length $hello : 1 + $i % (length($hello) - 1);
+		$full++ if $len == length $hello;
+		http_send($s, substr($hello, 0, $len));
+		push @open, $s;
+		if (@open >= 50) {	# a few in flight at once
+			close $_ for @open;
+			@open = ();
+		}
+	}
+	close $_ for @open;
+	note(sprintf('%d aborted handshakes (%d with a whole hello) in %.1f s',
+		$done, $full, time - $t0));
+	is($done, $n, '10,000 handshakes started and aborted');
+	($bad, $worst) = probes(3);
+	ok($bad == 0 && $worst < $bound, 'others are still served within 1 s');
+	my $deadline = time + 10;
+	sleep 0.2 while fds($t->pid) > $fds0 && time < $deadline;
+	is(fds($t->pid), $fds0, 'no descriptor is left behind');
+}
+
+ok($t->alive, 'the server is still up');
+$t->done_testing();

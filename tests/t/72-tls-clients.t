@@ -1,0 +1,84 @@
+#!/usr/bin/perl
+# 72-tls-clients.t - HTTPS with the clients people use: headless Chromium
+# loads the HTML listing with the test CA trusted (a screenshot is taken,
+# and kept in tests/build/tls-chromium.png), and testssl.sh finds nothing
+# of HIGH or CRITICAL severity.
+
+use strict;
+use warnings;
+
+use File::Copy qw(copy);
+use File::Temp qw(tempdir);
+use Test::More;
+use MrhttpdTest qw(:DEFAULT slurp spew);
+use MrhttpdTLS;
+
+my $pki = tls_pki() or plan skip_all => "no test certificates: $@";
+my $t = MrhttpdTest->new(conf => { tls_conf($pki, 'ec'), AUTO_INDEX => 3 });
+$t->has('tls');
+$t->write_file("share/file-$_.txt", "file $_\n") for 1 .. 5;
+$t->write_file('share/index-like.html.txt', 'x');
+my $sport = tls_port();
+$t->run({}, '-s', $sport);
+
+SKIP: {
+	my $chromium = MrhttpdTest::find_prog('chromium')
+		// MrhttpdTest::find_prog('chromium-browser');
+	skip 'chromium is not installed (apt-get install chromium)', 4
+		unless $chromium;
+	skip 'certutil is not installed (apt-get install libnss3-tools)', 4
+		unless MrhttpdTest::find_prog('certutil');
+	# Chromium trusts what the NSS database in $HOME holds: a home of
+	# our own, with the test CA in it
+	my $home = tempdir(CLEANUP => 1);
+	mkdir "$home/.pki";
+	mkdir "$home/.pki/nssdb";
+	my ($rc, $out) = run_cmd('certutil', '-d', "sql:$home/.pki/nssdb",
+		'-N', '--empty-password');
+	($rc, $out) = run_cmd('certutil', '-d', "sql:$home/.pki/nssdb", '-A',
+		'-t', 'C,,', '-n', 'mrhttpd-test', '-i', $pki->{ca}) if $rc == 0;
+	is($rc, 0, 'the test CA is trusted in a fresh NSS database') or diag($out);
+	local $ENV{HOME} = $home;
+	my @cmd = ('timeout', '120', $chromium, '--headless', '--no-sandbox',
+		'--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
+		"--user-data-dir=$home/ud", '--window-size=900,700');
+	my $url = "https://localhost:$sport/share/";
+	($rc) = run_cmd({ stdout => "$home/dom.html", stderr => "$home/err" },
+		@cmd, '--dump-dom', $url);
+	my $dom = slurp("$home/dom.html") // '';
+	ok($rc == 0 && $dom =~ />file-3\.txt<\/a>/,
+		'chromium loads the listing over HTTPS, certificate verified')
+		or diag(substr($dom, 0, 400) . slurp("$home/err"));
+	($rc) = run_cmd({ stdout => "$home/out", stderr => "$home/err2" }, @cmd,
+		"--screenshot=$home/shot.png", $url);
+	my $png = slurp("$home/shot.png") // '';
+	ok($rc == 0 && substr($png, 0, 8) eq "\x89PNG\r\n\x1a\n" &&
+		length($png) > 5000, 'chromium: a screenshot of the page')
+		or diag(length($png) . ' bytes');
+	copy("$home/shot.png", "$MrhttpdTest::ROOT/tests/build/tls-chromium.png");
+	like($t->log, qr{"GET /share/ HTTP/1\.1" 200 .*Chrome}, 'the access log has its request');
+}
+
+SKIP: {
+	# Debian installs it as testssl
+	my $testssl = MrhttpdTest::find_prog('testssl')
+		// MrhttpdTest::find_prog('testssl.sh');
+	skip 'testssl.sh is not installed (apt-get install testssl.sh)', 2
+		unless $testssl;
+	skip 'testssl.sh under qemu-user takes too long', 2 if $ENV{RUN_WRAPPER};
+	my $dir = tempdir(CLEANUP => 1);
+	my ($rc, $out) = run_cmd('timeout', '900', $testssl, '--quiet',
+		'--color', '0', '--warnings', 'off', '--fast', '--add-ca', $pki->{ca},
+		'--jsonfile', "$dir/r.json", "localhost:$sport");
+	my $json = slurp("$dir/r.json") // '';
+	my @found = $json =~ /"severity"\s*:\s*"(HIGH|CRITICAL)"/g;
+	my @ids = $json =~ /"id"\s*:\s*"([^"]+)"/g;
+	ok(@ids > 50 && grep({ $_ eq 'scanTime' } @ids), 'testssl.sh ran to its end')
+		or diag($out);
+	is(scalar @found, 0, 'testssl.sh: no HIGH or CRITICAL finding')
+		or diag(join "\n", grep { /HIGH|CRITICAL/ } split /\n/, $out);
+	note('testssl.sh: ' . scalar(@ids) . ' checks, findings at HIGH or above: '
+		. scalar(@found));
+}
+
+$t->done_testing();
