@@ -54,7 +54,7 @@ sub tls_connect {
 
 my ($bad, $worst) = probes(3);
 is($bad, 0, 'a normal client is served');
-sleep 0.3;
+sleep 1.5;	# at rest: the open-file cache is let go of after 1 s
 my $fds0 = fds($t->pid);
 
 # --- garbage -----------------------------------------------------------------------
@@ -144,7 +144,8 @@ ok($bad == 0 && $worst < $bound, 'others are still served within 1 s');
 	ok($bad == 0 && $worst < $bound, 'others are still served within 1 s');
 	my $deadline = time + 10;
 	sleep 0.2 while fds($t->pid) > $fds0 && time < $deadline;
-	is(fds($t->pid), $fds0, 'no descriptor is left behind');
+	cmp_ok(fds($t->pid), '<=', $fds0, 'no descriptor is left behind')
+		or diag(join ' ', map { readlink($_) // '?' } glob('/proc/' . $t->pid . '/fd/*'));
 }
 
 ok($t->alive, 'the server is still up');
