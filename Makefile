@@ -97,13 +97,25 @@ ifeq ($(CONFIG_AUTH_FILE),y)
 LIBS += $(shell echo 'int main(void){return 0;}' | $(CC) -x c - -lcrypt \
 	-o /dev/null 2>/dev/null && echo -lcrypt)
 endif
-# TLS=1: mbed TLS, Debian's libmbedtls-dev, or a build of it for the
-# target (MBEDTLS_DIR=dir with include/ and lib/, as make mbedtls makes)
+# TLS=1: mbed TLS, Debian's libmbedtls-dev natively, or MBEDTLS_DIR=dir
+# (include/ and lib/) for a build of it for the target, as "make mbedtls
+# (target)".  A cross or musl compiler without MBEDTLS_DIR gets its own,
+# built from Debian's source package by extra/mbedtls.sh.
 OBJS-$(CONFIG_TLS) += tls.o
+TARGET_CC = $(CROSS_COMPILE)$(filter-out gcc cc clang,$(notdir $(CC)))
+ifneq ($(TARGET_CC),)
+MBEDTLS_OWN = $(CURDIR)/build/mbedtls/$(notdir $(CC))
+MBEDTLS_DIR ?= $(MBEDTLS_OWN)
+endif
 ifeq ($(CONFIG_TLS),y)
 ifneq ($(MBEDTLS_DIR),)
 TLS_CPPFLAGS = -I$(MBEDTLS_DIR)/include
 TLS_LDFLAGS = -L$(MBEDTLS_DIR)/lib
+endif
+ifneq ($(MBEDTLS_OWN),)
+ifeq ($(MBEDTLS_DIR),$(MBEDTLS_OWN))
+TLS_DEPS = $(MBEDTLS_OWN)/lib/libmbedtls.a
+endif
 endif
 LIBS += -lmbedtls -lmbedx509 -lmbedcrypto
 endif
@@ -117,8 +129,17 @@ all: $(BUILD)/mrhttpd
 $(BUILD)/config.h $(BUILD)/config.mk: $(CONF) configure
 	$(Q_GEN)./configure -o $(BUILD) $(CONF) >/dev/null
 
-$(BUILD)/%.o: src/%.c $(HEADERS) Makefile
+$(BUILD)/%.o: src/%.c $(HEADERS) Makefile $(TLS_DEPS)
 	$(Q_CC)$(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS) -c -o $@ $<
+
+# mbed TLS for a cross or musl compiler, from Debian's source package
+$(MBEDTLS_OWN)/lib/libmbedtls.a:
+	@CC="$(CC)" AR="$(CROSS_COMPILE)ar" sh extra/mbedtls.sh $(MBEDTLS_OWN)
+
+# make mbedtls [CC=... | CROSS_COMPILE=...]: that build alone
+mbedtls:
+	@CC="$(CC)" AR="$(CROSS_COMPILE)ar" \
+	  sh extra/mbedtls.sh $(if $(MBEDTLS_OWN),$(MBEDTLS_OWN),$(CURDIR)/build/mbedtls/native)
 
 $(BUILD)/mrhttpd: $(OBJS)
 	$(Q_LD)$(CC) $(FINAL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
@@ -244,5 +265,5 @@ clean:
 	rm -f src/*.o src/mrhttpd src/config.h src/config.mk
 	rm -rf build tests/build
 
-.PHONY: all run check check-deps check-native check-sanitize check-cross test \
+.PHONY: mbedtls all run check check-deps check-native check-sanitize check-cross test \
 	check-tsan matrix size bench cost install uninstall clean fuzz check-fuzz

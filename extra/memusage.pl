@@ -2,7 +2,7 @@
 # memusage.pl - memory of a running mrhttpd: idle, and per open keep-alive
 # connection.
 #
-# usage: extra/memusage.pl [-n CONNECTIONS] [-s BYTES] [-q] BINARY
+# usage: extra/memusage.pl [-n CONNECTIONS] [-s BYTES] [-t] [-q] BINARY
 #
 # Starts BINARY in the foreground on a free port of 127.0.0.1 with a
 # temporary document root, and reads VmRSS and VmHWM from /proc/PID/status:
@@ -18,6 +18,9 @@
 # connection open longer than this takes (KEEPALIVE_TIMEOUT, 15 s by
 # default; a thousand requests take well under a second).
 #
+# -t: BINARY is a TLS=1 build (its certificate compiled in), and the
+# connections are HTTPS ones, each an openssl s_client kept running
+# (default 100 of them).
 # -q prints key=value lines for scripts (extra/size.sh) instead of a table.
 # The numbers are the kernel's, in KiB, as /proc/PID/status gives them.
 
@@ -26,16 +29,17 @@ use warnings;
 
 use File::Temp qw(tempdir);
 use Getopt::Std;
+use IPC::Open2 qw(open2);
 use IO::Socket::IP;
 use POSIX qw(WNOHANG);
 use Time::HiRes qw(time sleep);
 
 my @args = @ARGV;	# for the re-exec below
 my %opt;
-getopts('n:qs:', \%opt) && @ARGV == 1
-	or die "usage: $0 [-n CONNECTIONS] [-s BYTES] [-q] BINARY\n";
+getopts('n:qs:t', \%opt) && @ARGV == 1
+	or die "usage: $0 [-n CONNECTIONS] [-s BYTES] [-t] [-q] BINARY\n";
 my $bin = $ARGV[0];
-my $n = $opt{n} // 1000;
+my $n = $opt{n} // ($opt{t} ? 100 : 1000);
 my $bytes = $opt{s} // 100;
 -x $bin or die "$0: $bin is not an executable\n";
 
@@ -59,17 +63,21 @@ print $fh "x" x $bytes;
 close $fh;
 
 # A free port: bind port 0, note it, let it go.
-my $probe = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0,
-	Listen => 1) or die "socket: $@\n";
-my $port = $probe->sockport;
-close $probe;
+sub free_port {
+	my $probe = IO::Socket::IP->new(LocalHost => '127.0.0.1',
+		LocalPort => 0, Listen => 1) or die "socket: $@\n";
+	return $probe->sockport;
+}
+my $port = free_port();
+my @tls = $opt{t} ? ('-s', free_port()) : ();
 
 my $pid = fork() // die "fork: $!\n";
 if ($pid == 0) {
 	open STDIN, '<', '/dev/null';
 	open STDOUT, '>', "$dir/stdout.log";
 	open STDERR, '>', "$dir/stderr.log";
-	{ exec $bin, '-f', '-p', $port, '-a', '127.0.0.1', '-r', "$dir/htdocs"; }
+	{ exec $bin, '-f', '-p', $port, '-a', '127.0.0.1', '-r', "$dir/htdocs",
+		@tls; }
 	POSIX::_exit(127);
 }
 END { if ($pid) { kill 'KILL', $pid; waitpid($pid, 0) } }
@@ -90,6 +98,19 @@ my %idle = status($pid);
 my @conns;
 my $req = "GET /a.txt HTTP/1.1\r\nHost: localhost\r\n\r\n";
 for my $i (1 .. $n) {
+	if ($opt{t}) {	# HTTPS: an s_client per connection, left running
+		my $cpid = open2(my $out, my $in, 'sh', '-c', 'exec openssl '
+			. "s_client -quiet -connect 127.0.0.1:$tls[1] 2>/dev/null");
+		print $in $req;
+		$in->flush;
+		my $buf = '';
+		while ($buf !~ /\r\n\r\nx{$bytes}/) {
+			my $r = sysread($out, $buf, 4096, length $buf);
+			die "$0: TLS connection $i closed or failed\n" unless $r;
+		}
+		push @conns, [$cpid, $in, $out];
+		next;
+	}
 	# from 127.0.0.1 to 127.0.0.16 in turn, 64 each per thousand, so that
 	# MAX_CONNECTIONS_PER_IP (a quarter of the slots) lets them all in
 	my $from = '127.0.0.' . (1 + $i % 16);
@@ -108,8 +129,13 @@ for my $i (1 .. $n) {
 }
 sleep 0.5;
 my %busy = status($pid);
-my $alive = grep { defined $_->connected } @conns;
-close $_ for @conns;
+my $alive = $opt{t} ? kill(0, map { $_->[0] } @conns) :
+	grep { defined $_->connected } @conns;
+if ($opt{t}) {
+	kill 'TERM', map { $_->[0] } @conns;
+	waitpid($_->[0], 0) for @conns;
+}
+close $_ for grep { ref $_ ne 'ARRAY' } @conns;
 
 kill 'TERM', $pid;
 waitpid($pid, 0);

@@ -15,12 +15,13 @@ PACKAGES="curl apache2-utils wrk file busybox-static dash musl-tools procps psmi
 wget php-cgi libxml2-utils jq python3-venv chromium util-linux clang libclang-rt-14-dev
 slowhttptest binutils libmbedtls-dev openssl testssl.sh libnss3-tools"
 # What `make check-cross` (tests/cross.sh) needs: Debian's cross compilers
-# and qemu-user, to build the suite's binaries and run them.
+# and qemu-user, to build the suite's binaries and run them; dpkg-dev and
+# python3 to unpack and configure mbed TLS's source (extra/mbedtls.sh).
 # The C libraries' headers are only recommended by the compilers, and
 # apt here installs no recommends: name them.
 CROSS_PACKAGES="gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu gcc-mipsel-linux-gnu
 gcc-mips-linux-gnu libc6-dev-armhf-cross libc6-dev-arm64-cross
-libc6-dev-mipsel-cross libc6-dev-mips-cross qemu-user-static"
+libc6-dev-mipsel-cross libc6-dev-mips-cross qemu-user-static dpkg-dev python3"
 
 # How long one apt-get run may take before we give up on it, in seconds.
 APT_TIMEOUT=600

@@ -205,14 +205,14 @@ $red->stop();
 # --- start-up --------------------------------------------------------------------
 my $bad = MrhttpdTest->new(conf => { TLS => 1, TLS_CERT => $pki->{ec_crt},
 	TLS_KEY => $pki->{other_key} });
-my ($rc, $msg) = run_cmd($bad->binary, '-f', '-p', tls_port(), '-s', tls_port());
+my ($rc, $msg) = run_cmd(MrhttpdTest::_wrapper(), $bad->binary, '-f', '-p', tls_port(), '-s', tls_port());
 $msg =~ s/^mrhttpd: warning: running as root.*\n//m;
 ok($rc != 0 && $msg =~ /^mrhttpd: TLS_KEY \S+ does not match TLS_CERT/ &&
 	($msg =~ tr/\n//) == 1, 'a key that does not match: one line, exit 1')
 	or diag($msg);
 $bad = MrhttpdTest->new(conf => { TLS => 1, TLS_CERT => "$pki->{dir}/none.crt",
 	TLS_KEY => $pki->{ec_key} });
-($rc, $msg) = run_cmd($bad->binary, '-f', '-p', tls_port(), '-s', tls_port());
+($rc, $msg) = run_cmd(MrhttpdTest::_wrapper(), $bad->binary, '-f', '-p', tls_port(), '-s', tls_port());
 ok($rc != 0 && $msg =~ /^mrhttpd: TLS_CERT \S+none\.crt: No such file/m,
 	'a missing certificate: named, with the reason')
 	or diag($msg);

@@ -119,7 +119,8 @@ ok($bad == 0 && $worst < $bound, 'others are still served within 1 s');
 
 # --- 10,000 aborted handshakes -----------------------------------------------------------
 {
-	my ($n, $full, $done) = (10000, 0, 0);
+	# under qemu-user a tenth: the same paths, in a bearable time
+	my ($n, $full, $done) = ($ENV{RUN_WRAPPER} ? 1000 : 10000, 0, 0);
 	my $t0 = time;
 	my @open;
 	for my $i (0 .. $n - 1) {
@@ -139,7 +140,7 @@ ok($bad == 0 && $worst < $bound, 'others are still served within 1 s');
 	close $_ for @open;
 	note(sprintf('%d aborted handshakes (%d with a whole hello) in %.1f s',
 		$done, $full, time - $t0));
-	is($done, $n, '10,000 handshakes started and aborted');
+	is($done, $n, "$n handshakes started and aborted");
 	($bad, $worst) = probes(3);
 	ok($bad == 0 && $worst < $bound, 'others are still served within 1 s');
 	my $deadline = time + 10;

@@ -1,0 +1,110 @@
+#!/bin/sh
+# mbedtls.sh - build mbed TLS for the target from Debian's source package.
+#
+# usage: extra/mbedtls.sh DIR     (make runs it: make mbedtls, or any TLS=1
+#                                  build with a cross or musl compiler)
+#
+# Builds the static libraries libmbedtls.a, libmbedx509.a and
+# libmbedcrypto.a with $CC and $AR (the target's compiler) into DIR/lib,
+# and their headers into DIR/include, for MBEDTLS_DIR=DIR.
+#
+# The source is Debian's: "apt-get source mbedtls", once, into
+# build/src/.  When apt has no deb-src line, one for the running release
+# is added (as root; otherwise we stop and say so).  Nothing is downloaded
+# from anywhere else.  A firmware builder with an mbed TLS of their own
+# sets MBEDTLS_DIR= to it and never runs this.
+#
+# The configuration is Debian's with what a server needs: threads
+# (THREADING_PTHREAD, as Debian's own build), and none of the client side,
+# the protocols before TLS 1.2, DTLS, or the ciphers and key exchanges
+# tls.c never offers, so a static binary carries less.  The libraries are
+# built with -Os and one section per function, so the linker keeps only
+# what mrhttpd calls.
+set -eu
+
+dest=${1:?usage: extra/mbedtls.sh DIR}
+cd "$(dirname "$0")/.."
+CC=${CC:-cc}
+AR=${AR:-ar}
+me=mbedtls
+src=build/src/mbedtls
+say() { printf '%s: %s\n' "$me" "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+# --- the source: Debian's package, once ----------------------------------------
+has_deb_src() {
+	apt-cache showsrc mbedtls 2>/dev/null | grep -q '^Version:'
+}
+
+if [ ! -f "$src/include/mbedtls/config.h" ]; then
+	command -v apt-get >/dev/null 2>&1 ||
+		die "no apt-get: set MBEDTLS_DIR= to an mbed TLS built for the target"
+	command -v dpkg-source >/dev/null 2>&1 || sh tests/install-deps.sh dpkg-dev
+	command -v python3 >/dev/null 2>&1 || sh tests/install-deps.sh python3
+	if ! has_deb_src; then
+		[ "$(id -u)" = 0 ] ||
+			die "apt has no deb-src line, and only root can add one (or set MBEDTLS_DIR=)"
+		. /etc/os-release
+		say "adding a deb-src line for Debian $VERSION_CODENAME"
+		printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' \
+		    "Suites: $VERSION_CODENAME" 'Components: main' \
+		    'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
+		    > /etc/apt/sources.list.d/mrhttpd-src.sources
+		timeout 600 apt-get -qq update || say "apt-get update failed"
+		has_deb_src || die "apt still finds no source for mbedtls"
+	fi
+	rm -rf build/src/dl "$src"
+	mkdir -p build/src/dl
+	# as a user of our own: apt's sandbox user may not write here
+	(cd build/src/dl && timeout 600 apt-get -qq source mbedtls) >&2 ||
+		die "apt-get source mbedtls failed"
+	mv build/src/dl/mbedtls-*/ "$src"
+	rm -rf build/src/dl
+	say "source: Debian's mbedtls $(sed -n '1s/.*(\(.*\)).*/\1/p' "$src/debian/changelog")"
+fi
+
+# --- configured and built for this compiler ------------------------------------
+work=$dest.work.$$
+rm -rf "$work"
+mkdir -p "$dest/lib" "$dest/include"
+cp -R "$src/." "$work"
+cfg() { python3 "$work/scripts/config.py" -f "$work/include/mbedtls/config.h" "$@"; }
+cfg set MBEDTLS_THREADING_C
+cfg set MBEDTLS_THREADING_PTHREAD
+for k in MBEDTLS_SSL_CLI_C MBEDTLS_SSL_PROTO_TLS1 MBEDTLS_SSL_PROTO_TLS1_1 \
+    MBEDTLS_SSL_PROTO_DTLS MBEDTLS_SSL_DTLS_ANTI_REPLAY MBEDTLS_SSL_DTLS_HELLO_VERIFY \
+    MBEDTLS_SSL_DTLS_CLIENT_PORT_REUSE MBEDTLS_SSL_DTLS_BADMAC_LIMIT \
+    MBEDTLS_SSL_DTLS_CONNECTION_ID MBEDTLS_SSL_COOKIE_C MBEDTLS_SSL_CBC_RECORD_SPLITTING \
+    MBEDTLS_SSL_RENEGOTIATION MBEDTLS_SSL_CONTEXT_SERIALIZATION \
+    MBEDTLS_SSL_ENCRYPT_THEN_MAC MBEDTLS_SSL_TRUNCATED_HMAC \
+    MBEDTLS_KEY_EXCHANGE_PSK_ENABLED MBEDTLS_KEY_EXCHANGE_DHE_PSK_ENABLED \
+    MBEDTLS_KEY_EXCHANGE_ECDHE_PSK_ENABLED MBEDTLS_KEY_EXCHANGE_RSA_PSK_ENABLED \
+    MBEDTLS_KEY_EXCHANGE_RSA_ENABLED MBEDTLS_KEY_EXCHANGE_DHE_RSA_ENABLED \
+    MBEDTLS_KEY_EXCHANGE_ECDH_ECDSA_ENABLED MBEDTLS_KEY_EXCHANGE_ECDH_RSA_ENABLED \
+    MBEDTLS_DES_C MBEDTLS_ARC4_C MBEDTLS_BLOWFISH_C MBEDTLS_CAMELLIA_C \
+    MBEDTLS_ARIA_C MBEDTLS_XTEA_C MBEDTLS_RIPEMD160_C MBEDTLS_DHM_C \
+    MBEDTLS_CCM_C MBEDTLS_CMAC_C MBEDTLS_NET_C MBEDTLS_TIMING_C \
+    MBEDTLS_HAVEGE_C MBEDTLS_MD2_C MBEDTLS_MD4_C MBEDTLS_PADLOCK_C \
+    MBEDTLS_SELF_TEST MBEDTLS_DEBUG_C MBEDTLS_ERROR_STRERROR_DUMMY \
+    MBEDTLS_PKCS12_C MBEDTLS_PKCS5_C MBEDTLS_X509_CSR_PARSE_C \
+    MBEDTLS_X509_CRL_PARSE_C MBEDTLS_X509_CREATE_C MBEDTLS_X509_CRT_WRITE_C \
+    MBEDTLS_X509_CSR_WRITE_C MBEDTLS_PK_WRITE_C MBEDTLS_CERTS_C \
+    MBEDTLS_PSA_CRYPTO_C MBEDTLS_PSA_CRYPTO_STORAGE_C MBEDTLS_PSA_ITS_FILE_C \
+    MBEDTLS_ECP_DP_SECP192R1_ENABLED MBEDTLS_ECP_DP_SECP224R1_ENABLED \
+    MBEDTLS_ECP_DP_SECP521R1_ENABLED MBEDTLS_ECP_DP_SECP192K1_ENABLED \
+    MBEDTLS_ECP_DP_SECP224K1_ENABLED MBEDTLS_ECP_DP_SECP256K1_ENABLED \
+    MBEDTLS_ECP_DP_BP256R1_ENABLED MBEDTLS_ECP_DP_BP384R1_ENABLED \
+    MBEDTLS_ECP_DP_BP512R1_ENABLED MBEDTLS_ECP_DP_CURVE448_ENABLED; do
+	cfg unset "$k"
+done
+say "building with $CC"
+make -s -C "$work/library" CC="$CC" AR="$AR" \
+    CFLAGS="-Os -ffunction-sections -fdata-sections" \
+    libmbedcrypto.a libmbedx509.a libmbedtls.a >&2 ||
+	die "the build with $CC failed (log above)"
+cp "$work/library/libmbedcrypto.a" "$work/library/libmbedx509.a" \
+    "$work/library/libmbedtls.a" "$dest/lib/"
+rm -rf "$dest/include/mbedtls"
+cp -R "$work/include/mbedtls" "$dest/include/"
+rm -rf "$work"
+say "built $dest/lib/libmbed{tls,x509,crypto}.a"
