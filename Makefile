@@ -158,7 +158,9 @@ endif
 
 run: $(RUN_DIR)/run.conf
 	@$(MAKE) --no-print-directory BUILD=$(RUN_DIR) CONF=$(RUN_DIR)/run.conf
-	@echo "Serving $(CURDIR)/www/htdocs on http://127.0.0.1:8080/ (Ctrl-C stops)"
+	@plain=$$(sed -n 's/^PLAIN_PORT = //p' $(RUN_DIR)/config.mk); \
+	tls=$$(sed -n 's/^TLS_PORT = //p' $(RUN_DIR)/config.mk); \
+	echo "Serving $(CURDIR)/www/htdocs on$${plain:+ http://127.0.0.1:$$plain/}$${tls:+ https://127.0.0.1:$$tls/} (Ctrl-C stops)"
 	$(RUN_DIR)/mrhttpd -f
 
 # --- tests -----------------------------------------------------------------------
@@ -234,9 +236,13 @@ matrix:
 size:
 	@sh extra/size.sh
 
-# make bench: mrhttpd side by side with nginx and lighttpd (doc/PERFORMANCE.md)
+# make bench: mrhttpd side by side with nginx and lighttpd (doc/PERFORMANCE.md),
+# over HTTP, then over HTTPS (make bench-tls alone)
 bench:
-	@sh extra/bench.sh
+	@sh extra/bench.sh && perl extra/bench-tls.pl
+
+bench-tls:
+	@perl extra/bench-tls.pl
 
 # make cost: callgrind instructions and strace system calls per request, for
 # comparing two trees (extra/cost.sh OTHER-TREE for the other one)
@@ -265,5 +271,5 @@ clean:
 	rm -f src/*.o src/mrhttpd src/config.h src/config.mk
 	rm -rf build tests/build
 
-.PHONY: mbedtls all run check check-deps check-native check-sanitize check-cross test \
+.PHONY: mbedtls bench-tls all run check check-deps check-native check-sanitize check-cross test \
 	check-tsan matrix size bench cost install uninstall clean fuzz check-fuzz

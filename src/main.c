@@ -348,6 +348,8 @@ main(int argc, char *argv[])
 	/* main loop */
 	log_info("mrhttpd %s listening on port %d", MRHTTPD_VERSION,
 	    settings.set_port);
+	if (ENABLE_TLS && ENABLE_PLAIN)
+		log_info("HTTPS on port %d", settings.set_tls_port);
 	server_run(ready);
 	log_info("stopped");
 	return 0;

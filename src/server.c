@@ -538,8 +538,11 @@ conn_accept(int l)
 	s = &slots[i];
 	s->s_conn.c_fd = fd;
 	s->s_conn.c_tr = &plain_transport;
-	if (ENABLE_TLS && l == 1)
-		s->s_conn.c_tr = &tls_transport;
+	if (ENABLE_TLS) {	/* tls_close leaves NULL behind; say it anyway */
+		s->s_conn.c_tls = NULL;
+		if (l == 1)
+			s->s_conn.c_tr = &tls_transport;
+	}
 	s->s_conn.c_proto = &http1_protocol;
 	s->s_conn.c_close = 0;
 	s->s_conn.c_fresh = 1;
