@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # 71-tls-attack.t - hostile input on the TLS port: garbage in place of a
 # ClientHello, a recorded ClientHello cut at every byte position, a
-# handshake left half done (closed at REQUEST_TIMEOUT), 1,000 clients that
+# handshake left half done (closed at REQUEST_TIMEOUT), a request head
+# left half done over TLS (408 at REQUEST_TIMEOUT), 1,000 clients that
 # connect and never send, and 10,000 aborted handshakes.  Throughout, the
 # server stays up and a normal HTTPS client is answered within 1 s; after
 # them no descriptor, slot or memory is left behind (and under ASan, no
@@ -95,6 +96,17 @@ ok($bad == 0 && $worst < $bound, 'others are still served within 1 s');
 	ok(defined $gone && $gone > 1.5 && $gone < 6,
 		'a ClientHello that stops half-way: closed after REQUEST_TIMEOUT (2 s)')
 		or diag(defined $gone ? "after $gone s" : 'still open');
+}
+
+# --- a request head that stops half-way, after the handshake: 408 ----------------------
+{
+	my $t0 = time;
+	my $out = s_client($pki, $sport, "GET /probe.txt HTTP/1.1\r\nHost: x\r\n",
+		'-quiet');
+	my $took = time - $t0;
+	ok($out =~ /^HTTP\/1\.1 408 /m && $took > 1.5 && $took < 8,
+		'over TLS, half a request head: 408 after REQUEST_TIMEOUT, closed')
+		or diag(sprintf("after %.1f s: %s", $took, substr($out, 0, 300)));
 }
 
 # --- 1,000 clients that connect and never send ------------------------------------------
