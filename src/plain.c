@@ -77,6 +77,12 @@ plain_writev(struct conn *c, struct iovec *iov, int cnt, int flags)
 				continue;
 			return -1;
 		}
+		/* IO_NOWAIT may give up only before the first byte: once a
+		 * part is out, the rest must follow, or the stream is torn */
+		if (w > 0 && (flags & IO_NOWAIT)) {
+			flags &= ~IO_NOWAIT;
+			how &= ~MSG_DONTWAIT;
+		}
 		while (cnt > 0 && (size_t)w >= iov->iov_len) {
 			w -= (ssize_t)iov->iov_len;
 			iov++;

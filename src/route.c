@@ -113,7 +113,7 @@ host_name(const char *h)
 		return 0;
 	if (h[0] == '[') {
 		n = 1 + strspn(h + 1, "0123456789abcdefABCDEF:.");
-		if (h[n] != ']')
+		if (n < 3 || h[n] != ']')	/* "[]" is no address */
 			return 0;
 		n++;
 	} else
@@ -134,15 +134,15 @@ host_name(const char *h)
 static int
 redirect_https(struct conn *c, struct request *r, struct reply *rp)
 {
-	char fields[HEAD_ROOM + 256 + 8 + HEAD_MAX];
+	char fields[HEAD_ROOM + 256 + 8 + HEAD_MAX];	/* see server_run */
 	const char *host = r->req_host;
 	struct response rs;
 	struct buf *b;
 	size_t n = host_name(host);
 
-	if (n == 0 && *CONFIG_SERVER_NAME != '\0') {
+	if (n == 0) {	/* SERVER_NAME, without a port it may have */
 		host = CONFIG_SERVER_NAME;
-		n = strlen(host);
+		n = host_name(host);
 	}
 	if (n == 0)
 		return response_error(c, r, rp, 400);

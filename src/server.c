@@ -753,6 +753,13 @@ server_run(int ready)
 	 * buffers: address space only, touched by CGI requests alone */
 	if (ENABLE_CGI)
 		stack += 3 * HEAD_MAX + 96 * 1024;
+	/* TLS: a file's 16 KiB piece (conn_copyfile), the writer's gather
+	 * buffer, and mbed TLS's handshake and record code under them;
+	 * TLS_REDIRECT: a Location as long as a head */
+	if (ENABLE_TLS)
+		stack += 48 * 1024;
+	if (ENABLE_TLS_REDIRECT)
+		stack += HEAD_MAX + HEAD_ROOM + 512;
 #if defined(__SANITIZE_ADDRESS__)
 	stack *= 8;	/* ASan's redzones need room */
 #endif

@@ -35,16 +35,18 @@
 #if MBEDTLS_VERSION_MAJOR != 2 || MBEDTLS_VERSION_MINOR < 16
 #error "TLS=1 needs mbed TLS 2.16 to 2.28 (Debian's libmbedtls-dev)"
 #endif
-#if CONFIG_TLS_MIN_VERSION == 13
-#error "TLS_MIN_VERSION=1.3: mbed TLS 2.x has no TLS 1.3; use 1.2"
+#if !defined(MBEDTLS_THREADING_C) || !defined(MBEDTLS_THREADING_PTHREAD)
+#error "TLS=1 needs an mbed TLS built with MBEDTLS_THREADING_C and _PTHREAD"
 #endif
 
 enum {
 	TICKET_LIFETIME = 7200,	/* s; ticket keys rotate as often */
 	HELLO_RECORD = 0x16,	/* a TLS handshake record's first byte */
-	/* the most plaintext one record carries: writes are gathered up to
-	 * it, so that a head and a small body go in one record */
-	RECORD_MAX = 16384,
+	/* small pieces are gathered up to this, so that a head and a
+	 * small body go in one record: http1_respond sends a body of at
+	 * most 2 KiB behind its head.  The stack also holds conn_copyfile's
+	 * 16 KiB and mbed TLS under it (server_run sizes it) */
+	GATHER_MAX = 4096,
 };
 
 /* What every connection shares, set up once by tls_init(). */
@@ -62,6 +64,7 @@ struct tls {
 	mbedtls_ssl_context	 tl_ssl;
 	struct conn		*tl_conn;
 	int			 tl_ready;	/* handshake done */
+	int			 tl_broken;	/* a write failed: no more writes */
 	int			 tl_send_flags;	/* MSG_MORE while more follows */
 };
 /* c_tls of a connection that spoke plain HTTP and was answered */
@@ -118,7 +121,7 @@ bio_recv(void *arg, unsigned char *p, size_t n)
 }
 
 /* Waits for what the library wants (r: WANT_READ or WANT_WRITE) until
- * deadline.  0 ready, -1 time-out or error. */
+ * deadline, monotonic ms.  0 ready, -1 time-out or error. */
 static int
 tls_await(struct conn *c, int r, long long deadline)
 {
@@ -212,6 +215,7 @@ tls_read(struct conn *c, void *buf, size_t n)
 	if ((t == NULL || !t->tl_ready) && (r = tls_start(c)) <= 0)
 		return r;
 	t = c->c_tls;
+	t->tl_send_flags = 0;	/* an alert the library sends goes at once */
 	r = mbedtls_ssl_read(&t->tl_ssl, buf, n);
 	if (r > 0) {
 		if (mbedtls_ssl_get_bytes_avail(&t->tl_ssl) > 0)
@@ -222,32 +226,37 @@ tls_read(struct conn *c, void *buf, size_t n)
 		errno = EAGAIN;
 		return -1;
 	}
-	if (r == 0 || r == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY)
+	if (r == 0 || r == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY ||
+	    r == MBEDTLS_ERR_SSL_CONN_EOF)
 		return 0;
 	errno = ECONNRESET;
 	return -1;
 }
 
-/* Writes n bytes as records, waiting for room unless IO_NOWAIT.  0, -1. */
+/*
+ * Writes n bytes as records, waiting for room unless IO_NOWAIT, each wait
+ * up to REQUEST_TIMEOUT as in plain.c.  0, or -1.  A record the library
+ * could not send whole stays in its buffer, and the library wants the
+ * very same write again: anything else would lose it.  So a failure, an
+ * IO_NOWAIT one too, ends writing on this connection (tl_broken).
+ */
 static int
 tls_write(struct conn *c, const unsigned char *p, size_t n, int flags)
 {
-	long long deadline = 0;
+	struct tls *t = c->c_tls;
 	int r;
 
 	while (n > 0) {
-		r = mbedtls_ssl_write(&c->c_tls->tl_ssl, p, n);
+		r = mbedtls_ssl_write(&t->tl_ssl, p, n);
 		if (r > 0) {
 			p += r;
 			n -= (size_t)r;
-			deadline = 0;
-			continue;
-		}
-		/* as plain.c: REQUEST_TIMEOUT without progress */
-		if (deadline == 0)
-			deadline = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL;
-		if ((flags & IO_NOWAIT) || tls_await(c, r, deadline) == -1)
+		} else if ((flags & IO_NOWAIT) || tls_await(c, r, now_ms() +
+		    CONFIG_REQUEST_TIMEOUT * 1000LL) == -1) {
+			t->tl_broken = 1;
+			c->c_close = 1;
 			return -1;
+		}
 	}
 	return 0;
 }
@@ -259,12 +268,13 @@ tls_write(struct conn *c, const unsigned char *p, size_t n, int flags)
 static int
 tls_writev(struct conn *c, struct iovec *iov, int cnt, int flags)
 {
-	unsigned char gather[RECORD_MAX];
+	unsigned char gather[GATHER_MAX];
 	const unsigned char *p;
 	size_t n;
 
-	if (c->c_tls == NULL || !c->c_tls->tl_ready)
-		return -1;	/* nothing is written before the handshake */
+	/* nothing is written before the handshake, or after a failure */
+	if (c->c_tls == NULL || !c->c_tls->tl_ready || c->c_tls->tl_broken)
+		return -1;
 	while (cnt > 0) {
 		if (cnt == 1 || iov->iov_len + iov[1].iov_len > sizeof(gather)) {
 			p = iov->iov_base;
@@ -307,7 +317,7 @@ tls_close(struct conn *c, int drain)
 	if (t == &refused)
 		drain = 1;
 	else if (t != NULL) {
-		if (t->tl_ready) {
+		if (t->tl_ready && !t->tl_broken) {
 			t->tl_send_flags = MSG_DONTWAIT;
 			(void)mbedtls_ssl_close_notify(&t->tl_ssl);
 		}

@@ -156,13 +156,20 @@ ok(wait_closed($s, 5), 'and the connection is closed');
 like(curl_tls($pki, "$base/")->{body}, qr/hello/, 'HTTPS still served');
 $t->stop();
 
-# --- RSA ------------------------------------------------------------------------
-my $rsa = MrhttpdTest->new(conf => { tls_conf($pki, 'rsa') });
+# --- RSA, on the smallest stack configure allows -------------------------------------
+# (a file goes through conn_copyfile and the TLS writer: their buffers,
+# and mbed TLS under them, must fit THREAD_STACK_KB=48)
+my $rsa = MrhttpdTest->new(conf => { tls_conf($pki, 'rsa'),
+	THREAD_STACK_KB => 48, HTTP_HEADER_LENGTH => 512 });
 $rsa->write_file('x.txt', "rsa\n");
+$rsa->write_file('big.bin', $big x 5);
 my $rport = tls_port();
 $rsa->run({}, '-s', $rport);
 $r = curl_tls($pki, "https://localhost:$rport/x.txt");
 is($r->{body}, "rsa\n", 'an RSA-2048 certificate serves too');
+$r = curl_tls($pki, "https://localhost:$rport/big.bin");
+ok($r->{status} == 200 && md5_hex($r->{body}) eq md5_hex($big x 5),
+	'THREAD_STACK_KB=48: a 5 MiB file over TLS, every byte');
 $out = s_client($pki, $rport, "", '-tls1_2');
 like($out, qr/Cipher is ECDHE-RSA-AES128-GCM-SHA256/, 'with ECDHE-RSA and AES-GCM');
 $rsa->stop();
@@ -175,7 +182,9 @@ $r = curl_tls($pki, "https://localhost:" . $only->port . "/x.txt");
 is($r->{body}, "only\n", 'SERVER_PORT empty: HTTPS alone, on -p');
 $only->stop();
 
-my $red = MrhttpdTest->new(conf => { tls_conf($pki, 'ec'), TLS_REDIRECT => 1 });
+# the biggest heads configure allows: a Location can be as long
+my $red = MrhttpdTest->new(conf => { tls_conf($pki, 'ec'), TLS_REDIRECT => 1,
+	HTTP_HEADER_LENGTH => 65536 });
 $red->write_file('x.txt', "secure\n");
 my $dport = tls_port();
 $red->run({}, '-s', $dport);
@@ -190,7 +199,12 @@ http_send($s, "POST /form HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r
 $resp = read_response($s, timeout => 5);
 ok($resp && $resp->{status} == 308 && $resp->{headers}{location} eq
 	"https://127.0.0.1:$dport/form", 'TLS_REDIRECT: POST gets 308');
-for my $host ('evil.example/x', 'a@b', 'x y', '[::1') {
+my $long = '/' . ('a' x 60000);
+http_send($s, "GET $long HTTP/1.1\r\nHost: localhost\r\n\r\n");
+$resp = read_response($s, timeout => 5);
+ok($resp && $resp->{status} == 301 && $resp->{headers}{location} eq
+	"https://localhost:$dport$long", 'TLS_REDIRECT: a 60,000-byte target fits');
+for my $host ('evil.example/x', 'a@b', 'x y', '[::1', '[]', '[]:80') {
 	$s = http_connect();
 	http_send($s, "GET / HTTP/1.1\r\nHost: $host\r\n\r\n");
 	$resp = read_response($s, timeout => 5);
@@ -221,7 +235,8 @@ ok($rc != 0 && $msg =~ /^mrhttpd: TLS_CERT \S+none\.crt: No such file/m,
 for my $case (
 	['TLS_CERT=cert.pem', qr/TLS_CERT: 'cert\.pem' is not an absolute path/],
 	['TLS_KEY=', qr/TLS_KEY: missing/],
-	['TLS_MIN_VERSION=1.1', qr/TLS_MIN_VERSION: '1\.1' must be 1\.2 or 1\.3/],
+	['TLS_MIN_VERSION=1.1', qr/TLS_MIN_VERSION: '1\.1' must be 1\.2/],
+	['TLS_MIN_VERSION=1.3', qr/TLS_MIN_VERSION: 1\.3 needs mbed TLS 3, not supported yet/],
 	['TLS_PORT=70000', qr/TLS_PORT: 70000 is out of range/],
 	['TLS_REDIRECT=1', qr/TLS_REDIRECT: needs SERVER_PORT/, "SERVER_PORT=\n"],
 	['TLS=0', qr/TLS_CERT: set, but TLS=0/],
