@@ -31,6 +31,7 @@
 #include <mbedtls/x509_crt.h>
 
 #include "tls.h"
+#include "log.h"
 
 #if MBEDTLS_VERSION_MAJOR != 2 || MBEDTLS_VERSION_MINOR < 16
 #error "TLS=1 needs mbed TLS 2.16 to 2.28 (Debian's libmbedtls-dev)"
@@ -139,6 +140,7 @@ tls_await(struct conn *c, int r, long long deadline)
 /*
  * Plain HTTP on the TLS port: a 400 in clear text, as lighttpd and nginx
  * answer, then closed after lingering (tls_close), so the client reads it.
+ * Logged as a refused request, with the first line it sent.
  */
 static void
 tls_refuse(struct conn *c)
@@ -147,9 +149,20 @@ tls_refuse(struct conn *c)
 	    "Content-Type: text/plain\r\nContent-Length: 39\r\n"
 	    "Connection: close\r\n\r\n"
 	    "This port speaks HTTPS: use https://.\r\n";
+	char line[256];
+	struct access a = { .a_line = line, .a_status = 400, .a_rejected = 1,
+	    .a_bytes = 39 };
+	ssize_t n;
 
 	(void)!send(c->c_fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	c->c_tls = &refused;
+	if (!ENABLE_LOG)
+		return;
+	n = recv(c->c_fd, line, sizeof(line), MSG_DONTWAIT);
+	while (n > 0 && a.a_line_len < (size_t)n &&
+	    line[a.a_line_len] != '\r' && line[a.a_line_len] != '\n')
+		a.a_line_len++;
+	log_access(c, &a);
 }
 
 /* The handshake, off the turn, within REQUEST_TIMEOUT.  0, or -1. */

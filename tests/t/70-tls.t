@@ -153,6 +153,7 @@ my $resp = read_response($s, timeout => 5);
 ok($resp && $resp->{status} == 400 && $resp->{body} =~ /HTTPS/,
 	'plain HTTP on the TLS port: 400 saying so');
 ok(wait_closed($s, 5), 'and the connection is closed');
+like($t->log, qr{"GET / HTTP/1\.1" 400 39 }, 'and it is in the access log');
 like(curl_tls($pki, "$base/")->{body}, qr/hello/, 'HTTPS still served');
 $t->stop();
 
