@@ -760,8 +760,8 @@ server_run(int ready)
 		stack += 48 * 1024;
 	if (ENABLE_TLS_REDIRECT)
 		stack += HEAD_MAX + HEAD_ROOM + 512;
-#if defined(__SANITIZE_ADDRESS__)
-	stack *= 8;	/* ASan's redzones need room */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	stack *= 8;	/* ASan's redzones, TSan's bigger frames, need room */
 #endif
 	pthread_mutex_init(&turn.t_lock, NULL);
 	pthread_mutex_init(&listener.l_lock, NULL);
