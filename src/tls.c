@@ -48,6 +48,10 @@ enum {
 	 * most 2 KiB behind its head.  The stack also holds conn_copyfile's
 	 * 16 KiB and mbed TLS under it (server_run sizes it) */
 	GATHER_MAX = 4096,
+	/* records up to this are read from the socket in one read, with
+	 * whatever follows them: a request is one read, not two, and a read
+	 * that did not fill this leaves nothing behind (see bio_recv) */
+	READ_AHEAD = 2048,
 };
 
 /* What every connection shares, set up once by tls_init(). */
@@ -67,6 +71,9 @@ struct tls {
 	int			 tl_ready;	/* handshake done */
 	int			 tl_broken;	/* a write failed: no more writes */
 	int			 tl_send_flags;	/* MSG_MORE while more follows */
+	unsigned short		 tl_in_pos;	/* read ahead: tl_in[pos, len) */
+	unsigned short		 tl_in_len;
+	unsigned char		 tl_in[READ_AHEAD];
 };
 /* c_tls of a connection that spoke plain HTTP and was answered */
 static struct tls refused;
@@ -103,22 +110,55 @@ bio_send(void *arg, const unsigned char *p, size_t n)
 	    MBEDTLS_ERR_SSL_WANT_WRITE : MBEDTLS_ERR_NET_SEND_FAILED;
 }
 
+/* A read(2) of the socket into p for bio_recv: bytes, or the library's
+ * error.  A full read may have left more behind: c_more, as plain_read. */
 static int
-bio_recv(void *arg, unsigned char *p, size_t n)
+sock_recv(struct conn *c, unsigned char *p, size_t n)
 {
-	struct conn *c = arg;
 	ssize_t r;
 
 	do
 		r = read(c->c_fd, p, n);
 	while (r == -1 && errno == EINTR);
-	/* as plain_read: a full read may have left more in the socket */
 	if (r > 0 && (size_t)r == n)
 		__atomic_store_n(&c->c_more, 1, __ATOMIC_RELAXED);
 	if (r >= 0)
 		return (int)r;
 	return errno == EAGAIN || errno == EWOULDBLOCK ?
 	    MBEDTLS_ERR_SSL_WANT_READ : MBEDTLS_ERR_NET_RECV_FAILED;
+}
+
+/*
+ * The library asks for exact lengths: a record's header, then its body.
+ * Small asks are served from tl_in, filled by one read of whatever the
+ * socket has; a big one reads straight into the library's buffer.  Bytes
+ * left in tl_in are input epoll will not report again: c_more says so,
+ * and tls_pending counts them.
+ */
+static int
+bio_recv(void *arg, unsigned char *p, size_t n)
+{
+	struct conn *c = arg;
+	struct tls *t = c->c_tls;
+	size_t k = (size_t)(t->tl_in_len - t->tl_in_pos);
+	int r;
+
+	if (k == 0 && n < sizeof(t->tl_in)) {
+		if ((r = sock_recv(c, t->tl_in, sizeof(t->tl_in))) <= 0)
+			return r;
+		t->tl_in_pos = 0;
+		t->tl_in_len = (unsigned short)r;
+		k = (size_t)r;
+	}
+	if (k == 0)
+		return sock_recv(c, p, n);
+	if (k > n)
+		k = n;
+	memcpy(p, t->tl_in + t->tl_in_pos, k);
+	t->tl_in_pos = (unsigned short)(t->tl_in_pos + k);
+	if (t->tl_in_pos < t->tl_in_len)
+		__atomic_store_n(&c->c_more, 1, __ATOMIC_RELAXED);
+	return (int)k;
 }
 
 /* Waits for what the library wants (r: WANT_READ or WANT_WRITE) until
@@ -173,9 +213,13 @@ tls_handshake(struct conn *c)
 	struct tls *t;
 	int r;
 
-	if (server_yield() != 0 || (t = calloc(1, sizeof(*t))) == NULL)
+	/* not calloc: the read-ahead buffer's pages stay untouched until
+	 * used; mbedtls_ssl_init clears the context */
+	if (server_yield() != 0 || (t = malloc(sizeof(*t))) == NULL)
 		return -1;
 	t->tl_conn = c;
+	t->tl_ready = t->tl_broken = t->tl_send_flags = 0;
+	t->tl_in_pos = t->tl_in_len = 0;
 	c->c_tls = t;
 	mbedtls_ssl_init(&t->tl_ssl);
 	if (mbedtls_ssl_setup(&t->tl_ssl, &g.g_conf) != 0)
@@ -316,8 +360,8 @@ tls_pending(struct conn *c)
 {
 	struct tls *t = c->c_tls;
 
-	return t != NULL && t->tl_ready &&
-	    (mbedtls_ssl_get_bytes_avail(&t->tl_ssl) > 0 ||
+	return t != NULL && t->tl_ready && (t->tl_in_pos < t->tl_in_len ||
+	    mbedtls_ssl_get_bytes_avail(&t->tl_ssl) > 0 ||
 	    mbedtls_ssl_check_pending(&t->tl_ssl));
 }
 
