@@ -67,7 +67,6 @@ static struct {
 /* A connection's TLS state, from its first byte on (c_tls). */
 struct tls {
 	mbedtls_ssl_context	 tl_ssl;
-	struct conn		*tl_conn;
 	int			 tl_ready;	/* handshake done */
 	int			 tl_broken;	/* a write failed: no more writes */
 	int			 tl_send_flags;	/* MSG_MORE while more follows */
@@ -110,18 +109,13 @@ bio_send(void *arg, const unsigned char *p, size_t n)
 	    MBEDTLS_ERR_SSL_WANT_WRITE : MBEDTLS_ERR_NET_SEND_FAILED;
 }
 
-/* A read(2) of the socket into p for bio_recv: bytes, or the library's
- * error.  A full read may have left more behind: c_more, as plain_read. */
+/* The plain transport's read (EINTR, and c_more after a full read) into
+ * p for bio_recv: bytes, or the library's error. */
 static int
 sock_recv(struct conn *c, unsigned char *p, size_t n)
 {
-	ssize_t r;
+	ssize_t r = plain_transport.t_read(c, p, n);
 
-	do
-		r = read(c->c_fd, p, n);
-	while (r == -1 && errno == EINTR);
-	if (r > 0 && (size_t)r == n)
-		__atomic_store_n(&c->c_more, 1, __ATOMIC_RELAXED);
 	if (r >= 0)
 		return (int)r;
 	return errno == EAGAIN || errno == EWOULDBLOCK ?
@@ -217,7 +211,6 @@ tls_handshake(struct conn *c)
 	 * used; mbedtls_ssl_init clears the context */
 	if (server_yield() != 0 || (t = malloc(sizeof(*t))) == NULL)
 		return -1;
-	t->tl_conn = c;
 	t->tl_ready = t->tl_broken = t->tl_send_flags = 0;
 	t->tl_in_pos = t->tl_in_len = 0;
 	c->c_tls = t;
