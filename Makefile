@@ -71,8 +71,8 @@ FINAL_CFLAGS = -std=gnu99 $(WARN) $(SIZE_CFLAGS) $(HARDEN_CFLAGS) $(CFLAGS) \
 # 64-bit off_t on 32-bit glibc targets too (arm, mips): else files over
 # 2 GiB cannot be opened and large Range values wrap
 FINAL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(HARDEN_CPPFLAGS) \
-	-I$(BUILD) -Isrc $(TLS_CPPFLAGS) $(CPPFLAGS)
-FINAL_LDFLAGS = $(SIZE_LDFLAGS) $(HARDEN_LDFLAGS) $(TLS_LDFLAGS) $(LDFLAGS) $(SAN) -pthread
+	-I$(BUILD) -Isrc $(TLS_CPPFLAGS) $(H2_CPPFLAGS) $(CPPFLAGS)
+FINAL_LDFLAGS = $(SIZE_LDFLAGS) $(HARDEN_LDFLAGS) $(TLS_LDFLAGS) $(H2_LDFLAGS) $(LDFLAGS) $(SAN) -pthread
 
 ifndef V
 Q_CC = @printf '  CC      %s\n' $@;
@@ -119,9 +119,30 @@ endif
 endif
 LIBS += -lmbedtls -lmbedx509 -lmbedcrypto
 endif
+# HTTP2=1: nghttp2, Debian's libnghttp2-dev natively, or NGHTTP2_DIR=dir
+# (include/ and lib/) for a build of it for the target, as "make nghttp2
+# (target)".  A cross or musl compiler without NGHTTP2_DIR gets its own,
+# built from Debian's source package by extra/nghttp2.sh.
+OBJS-$(CONFIG_HTTP2) += h2.o
+ifneq ($(TARGET_CC),)
+NGHTTP2_OWN = $(CURDIR)/build/nghttp2/$(notdir $(CC))
+NGHTTP2_DIR ?= $(NGHTTP2_OWN)
+endif
+ifeq ($(CONFIG_HTTP2),y)
+ifneq ($(NGHTTP2_DIR),)
+H2_CPPFLAGS = -I$(NGHTTP2_DIR)/include
+H2_LDFLAGS = -L$(NGHTTP2_DIR)/lib
+endif
+ifneq ($(NGHTTP2_OWN),)
+ifeq ($(NGHTTP2_DIR),$(NGHTTP2_OWN))
+H2_DEPS = $(NGHTTP2_OWN)/lib/libnghttp2.a
+endif
+endif
+LIBS += -lnghttp2
+endif
 OBJS = $(addprefix $(BUILD)/,$(OBJS-y))
 HEADERS = src/mrhttpd.h src/transport.h src/protocol.h src/log.h src/dirlist.h src/upload.h src/response.h src/cgi.h src/auth.h \
-	src/route.h src/peer.h src/tls.h \
+	src/route.h src/peer.h src/tls.h src/h2.h \
 	$(BUILD)/config.h
 
 all: $(BUILD)/mrhttpd
@@ -129,7 +150,7 @@ all: $(BUILD)/mrhttpd
 $(BUILD)/config.h $(BUILD)/config.mk: $(CONF) configure
 	$(Q_GEN)./configure -o $(BUILD) $(CONF) >/dev/null
 
-$(BUILD)/%.o: src/%.c $(HEADERS) Makefile $(TLS_DEPS)
+$(BUILD)/%.o: src/%.c $(HEADERS) Makefile $(TLS_DEPS) $(H2_DEPS)
 	$(Q_CC)$(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS) -c -o $@ $<
 
 # mbed TLS for a cross or musl compiler, from Debian's source package
@@ -140,6 +161,15 @@ $(MBEDTLS_OWN)/lib/libmbedtls.a:
 mbedtls:
 	@CC="$(CC)" AR="$(CROSS_COMPILE)ar" \
 	  sh extra/mbedtls.sh $(if $(MBEDTLS_OWN),$(MBEDTLS_OWN),$(CURDIR)/build/mbedtls/native)
+
+# nghttp2 for a cross or musl compiler, from Debian's source package
+$(NGHTTP2_OWN)/lib/libnghttp2.a:
+	@CC="$(CC)" AR="$(CROSS_COMPILE)ar" sh extra/nghttp2.sh $(NGHTTP2_OWN)
+
+# make nghttp2 [CC=... | CROSS_COMPILE=...]: that build alone
+nghttp2:
+	@CC="$(CC)" AR="$(CROSS_COMPILE)ar" \
+	  sh extra/nghttp2.sh $(if $(NGHTTP2_OWN),$(NGHTTP2_OWN),$(CURDIR)/build/nghttp2/native)
 
 $(BUILD)/mrhttpd: $(OBJS)
 	$(Q_LD)$(CC) $(FINAL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
@@ -220,7 +250,7 @@ check-fuzz: check-deps
 
 # make check-tsan: the concurrency tests once under ThreadSanitizer (not
 # part of make check: a pass takes minutes and found nothing so far)
-TSAN_TESTS = tests/t/21-idle-connections.t tests/t/60-attack-*.t \
+TSAN_TESTS = tests/t/21-idle-connections.t tests/t/60-attack-*.t tests/t/80-h2.t \
 	tests/t/70-tls.t tests/t/71-tls-attack.t
 check-tsan: check-deps
 	MRHTTPD_MAKEFLAGS="SAN=-fsanitize=thread" CFLAGS="-O1 -g" \

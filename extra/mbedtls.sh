@@ -9,9 +9,7 @@
 # and their headers into DIR/include, for MBEDTLS_DIR=DIR.
 #
 # The source is Debian's: "apt-get source mbedtls", once, into
-# build/src/.  When apt has no deb-src line, one for the running release
-# is added (as root; otherwise we stop and say so).  Nothing is downloaded
-# from anywhere else.  A firmware builder with an mbed TLS of their own
+# build/src/ (extra/debsrc.sh).  A firmware builder with an mbed TLS of their own
 # sets MBEDTLS_DIR= to it and never runs this.
 #
 # The configuration is Debian's with what a server needs: threads
@@ -32,36 +30,9 @@ say() { printf '%s: %s\n' "$me" "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 # --- the source: Debian's package, once ----------------------------------------
-has_deb_src() {
-	apt-cache showsrc mbedtls 2>/dev/null | grep -q '^Version:'
-}
-
-if [ ! -f "$src/include/mbedtls/config.h" ]; then
-	command -v apt-get >/dev/null 2>&1 ||
-		die "no apt-get: set MBEDTLS_DIR= to an mbed TLS built for the target"
-	command -v dpkg-source >/dev/null 2>&1 || sh tests/install-deps.sh dpkg-dev
-	command -v python3 >/dev/null 2>&1 || sh tests/install-deps.sh python3
-	if ! has_deb_src; then
-		[ "$(id -u)" = 0 ] ||
-			die "apt has no deb-src line, and only root can add one (or set MBEDTLS_DIR=)"
-		. /etc/os-release
-		say "adding a deb-src line for Debian $VERSION_CODENAME"
-		printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' \
-		    "Suites: $VERSION_CODENAME" 'Components: main' \
-		    'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
-		    > /etc/apt/sources.list.d/mrhttpd-src.sources
-		timeout 600 apt-get -qq update || say "apt-get update failed"
-		has_deb_src || die "apt still finds no source for mbedtls"
-	fi
-	rm -rf build/src/dl "$src"
-	mkdir -p build/src/dl
-	# as a user of our own: apt's sandbox user may not write here
-	(cd build/src/dl && timeout 600 apt-get -qq source mbedtls) >&2 ||
-		die "apt-get source mbedtls failed"
-	mv build/src/dl/mbedtls-*/ "$src"
-	rm -rf build/src/dl
-	say "source: Debian's mbedtls $(sed -n '1s/.*(\(.*\)).*/\1/p' "$src/debian/changelog")"
-fi
+. extra/debsrc.sh
+command -v python3 >/dev/null 2>&1 || sh tests/install-deps.sh python3
+debsrc mbedtls include/mbedtls/config.h
 
 # --- configured and built for this compiler ------------------------------------
 work=$dest.work.$$

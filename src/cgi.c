@@ -197,7 +197,8 @@ env_build(struct env *e, struct conn *c, struct request *r,
 	env_str(e, "PATH", "/usr/local/bin:/usr/bin:/bin");
 	env_str(e, "GATEWAY_INTERFACE", "CGI/1.1");
 	env_str(e, "SERVER_SOFTWARE", "mrhttpd/" MRHTTPD_VERSION);
-	env_str(e, "SERVER_PROTOCOL", r->req_minor == 1 ? "HTTP/1.1" : "HTTP/1.0");
+	env_str(e, "SERVER_PROTOCOL", ENABLE_HTTP2 && r->req_h2 ? "HTTP/2.0" :
+	    r->req_minor == 1 ? "HTTP/1.1" : "HTTP/1.0");
 	env_str(e, "REDIRECT_STATUS", "200");	/* php-cgi wants it */
 	env_add(e, "REQUEST_METHOD", r->req_line, r->req_method_len);
 	env_add(e, "REQUEST_URI", r->req_target, r->req_target_len);

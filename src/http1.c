@@ -11,6 +11,7 @@
 #include "response.h"
 #include "route.h"
 #include "log.h"
+#include "h2.h"
 
 enum {
 	REQ_BUDGET = 32,	/* requests in a row before others get the turn */
@@ -23,6 +24,7 @@ enum head {
 	HEAD_IDLE,		/* nothing sent yet: park */
 	HEAD_GONE,		/* the client closed */
 	HEAD_REFUSED,		/* a head to refuse: the status */
+	HEAD_SWITCH,		/* HTTP/2: its preface, or h2 by ALPN */
 };
 
 /* Reads until a complete head is in the buffer; *n as enum head says. */
@@ -35,6 +37,10 @@ read_head(struct conn *c, struct request *r, int *n)
 	int rc;
 
 	for (;;) {
+		/* HTTP/2 with prior knowledge, or chosen in the handshake */
+		if (ENABLE_HTTP2 && c->c_fresh && (c->c_proto != &http1_protocol ||
+		    h2_preface(c->c_buf, c->c_len)))
+			return HEAD_SWITCH;
 		if (c->c_len > 0 &&
 		    (rc = request_parse(r, c->c_buf, c->c_len, &scanned)) != 0) {
 			*n = rc > 0 ? rc : -rc;
@@ -67,6 +73,16 @@ read_head(struct conn *c, struct request *r, int *n)
 			return HEAD_GONE;
 		c->c_len += (size_t)got;
 	}
+}
+
+/* Does the first line name HTTP/1 ("... HTTP/1.x")? */
+static int
+http1_line(const struct conn *c)
+{
+	const char *nl = memchr(c->c_buf, '\n', c->c_len);
+	size_t n = nl != NULL ? (size_t)(nl - c->c_buf) : c->c_len;
+
+	return memmem(c->c_buf, n, " HTTP/1.", 8) != NULL;
 }
 
 /* A head refused: answered, logged with its raw first line, and closed. */
@@ -151,6 +167,8 @@ http1_serve(struct conn *c)
 
 	for (;;) {
 		req.req_decoded = path;
+		if (ENABLE_HTTP2)
+			req.req_h2 = 0;
 		switch (read_head(c, &req, &n)) {
 		case HEAD_IDLE:
 			return 1;
@@ -158,11 +176,22 @@ http1_serve(struct conn *c)
 			conn_close(c, 0);
 			return 0;
 		case HEAD_REFUSED:
-			http1_refuse(c, n);
+			/* on a port that speaks HTTP/2 too, a first line that
+			 * is no HTTP/1 at all is taken for a broken preface:
+			 * closed without an answer (RFC 9113 3.4) */
+			if (ENABLE_HTTP2 && c->c_fresh && !http1_line(c))
+				conn_close(c, 0);
+			else
+				http1_refuse(c, n);
 			return 0;
+		case HEAD_SWITCH:
+			c->c_proto = &h2_protocol;
+			return c->c_proto->p_serve(c);
 		case HEAD_READY:
 			break;
 		}
+		if (ENABLE_HTTP2 && h2_upgrade(c, &req, (size_t)n))
+			return c->c_proto->p_serve(c);
 		if (http1_request(c, &req, n) != 0)
 			return 0;
 		/* keep what was pipelined behind this request; with nothing

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "auth.h"
 #include "tls.h"
+#include "h2.h"
 
 struct settings settings = {
 	.set_port = ENABLE_PLAIN ? CONFIG_SERVER_PORT : CONFIG_TLS_PORT,
@@ -83,6 +84,11 @@ version(void)
 	if (ENABLE_TLS) {	/* a TLS=0 build stays as it was */
 		buf_lit(&b, "tls: yes\ntls-library: ");
 		buf_str(&b, tls_library());
+		buf_char(&b, '\n');
+	}
+	if (ENABLE_HTTP2) {	/* so does an HTTP2=0 one */
+		buf_lit(&b, "http2: yes\nhttp2-library: nghttp2 ");
+		buf_str(&b, h2_library());
 		buf_char(&b, '\n');
 	}
 	(void)!write(STDOUT_FILENO, out, buf_len(&b));
@@ -306,6 +312,8 @@ main(int argc, char *argv[])
 	 * change it is only in memory */
 	if (ENABLE_TLS && tls_init(err, sizeof(err)) == -1)
 		die(err, NULL);
+	if (ENABLE_HTTP2 && h2_init() == -1)
+		die("cannot set up nghttp2: out of memory", NULL);
 
 	/* sockets: bound before dropping root, so ports below 1024 work */
 	if (server_listen(0, settings.set_addr, ENABLE_PLAIN ?

@@ -131,7 +131,11 @@ struct request {
 	 */
 	char		*req_decoded;
 	ssize_t		 req_decoded_len;	/* its length, or -status */
+	int		 req_h2;	/* came over HTTP/2 (h2.c) */
 };
+/* req_clen of an HTTP/2 body without Content-Length: it ends with its
+ * stream */
+#define REQ_CLEN_STREAM	(-2)
 
 /*
  * request_parse: parses the head in buf[0..len) in place.
@@ -141,6 +145,9 @@ struct request {
  * the head, so a slow client does not make us rescan; start it at 0.
  */
 int	 request_parse(struct request *, char *, size_t, size_t *);
+/* One field of a request not read from text (HTTP/2's): stored as
+ * request_parse stores it.  0, or -status. */
+int	 request_header(struct request *, const struct header *, const char *);
 enum method method_lookup(const char *, size_t);
 
 /*
@@ -301,6 +308,9 @@ const char *mime_lookup(const char *, size_t);
 
 /* body.c: the request body, de-chunked, streamed into the caller's buffer */
 enum { BODY_DISCARD_MAX = 65536 };	/* unwanted bodies up to this are read */
+/* b_left of a body that ends with its HTTP/2 stream (a count no body
+ * reaches: it only goes down) */
+#define BODY_TO_END	(1LL << 62)
 struct body {
 	long long	 b_left;	/* of the Content-Length, or of this chunk */
 	long long	 b_total;	/* body bytes delivered */
@@ -347,6 +357,7 @@ server_stopping(void)
 extern __thread int server_turn;
 int	 server_yield_turn(void);
 int	 server_shed_idle(void);
+int	 server_thread(void *(*)(void *), void *);
 /*
  * About to block (a wait for a client, a program, the disk): let another
  * thread serve the other connections meanwhile.  Returns 0, or -1 when no

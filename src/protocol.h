@@ -1,6 +1,6 @@
 /*
  * protocol.h - what a connection speaks over its transport: HTTP/1.1
- * today (http1.c), HTTP/2 next.
+ * (http1.c) and HTTP/2 (h2.c, HTTP2=1).
  *
  * A protocol turns bytes into requests and responses into bytes.  In
  * between, every request goes the same way whatever the protocol:

@@ -173,6 +173,103 @@ hdr_is(const struct header *h, const char *name, size_t n)
 	return h->h_name_len == n && strncasecmp(h->h_name, name, n) == 0;
 }
 
+/*
+ * The fields the server itself reads, by name: h is stored in r (its value
+ * v, NUL-terminated), and Connection's tokens go to *conn (1 close, 2
+ * keep-alive).  Returns 0, or -status for a value to refuse.
+ */
+static int
+request_field(struct request *r, const struct header *h, const char *v,
+    int *conn)
+{
+	int rc;
+
+	switch (h->h_name_len) {
+	case 4:
+		if (hdr_is(h, "Host", 4)) {
+			if (r->req_host != NULL)
+				return -400;
+			r->req_host = v;
+		}
+		break;
+	case 5:
+		if (hdr_is(h, "Range", 5))
+			r->req_range = v;
+		break;
+	case 6:
+		if (hdr_is(h, "Expect", 6))
+			r->req_expect = v;
+		break;
+	case 7:
+		if (hdr_is(h, "Referer", 7))
+			r->req_referer = v;
+		break;
+	case 8:
+		if (hdr_is(h, "If-Match", 8))
+			r->req_if_match = v;
+		else if (hdr_is(h, "If-Range", 8))
+			r->req_if_range = v;
+		break;
+	case 13:
+		if (hdr_is(h, "If-None-Match", 13))
+			r->req_if_none_match = v;
+		else if (hdr_is(h, "Authorization", 13))
+			r->req_authorization = v;
+		break;
+	case 15:
+		if (hdr_is(h, "Accept-Encoding", 15))
+			r->req_accept_encoding = v;
+		break;
+	case 19:
+		if (hdr_is(h, "If-Unmodified-Since", 19))
+			r->req_if_unmodified_since = v;
+		break;
+	case 10:
+		if (hdr_is(h, "Connection", 10)) {
+			*conn |= list_has(v, "close");
+			*conn |= list_has(v, "keep-alive") << 1;
+		} else if (hdr_is(h, "User-Agent", 10))
+			r->req_ua = v;
+		break;
+	case 14:
+		if (hdr_is(h, "Content-Length", 14)) {
+			long long n;
+
+			if (parse_clen(v, &n) != 0 ||
+			    (r->req_clen >= 0 && r->req_clen != n))
+				return -400;
+			r->req_clen = n;
+		}
+		break;
+	case 17:
+		if (hdr_is(h, "If-Modified-Since", 17)) {
+			r->req_if_modified_since = v;
+			break;
+		}
+		if (hdr_is(h, "Transfer-Encoding", 17)) {
+			if (r->req_chunked)
+				return -400;	/* a second field */
+			if ((rc = te_check(v)) != 0)
+				return rc;
+			r->req_chunked = 1;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* The same for HTTP/2's decoded fields (h2.c); Connection has no meaning
+ * there (nghttp2 refuses it).  Without HTTP2, never called. */
+int
+request_header(struct request *r, const struct header *h, const char *v)
+{
+	int conn = 0;
+
+	if (!ENABLE_HTTP2)
+		return 0;
+	return request_field(r, h, v, &conn);
+}
+
 /* Parses the request line; returns 0 or -status. */
 static int
 parse_request_line(struct request *r, char *p)
@@ -247,7 +344,7 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 	char *p, *end, *next, *colon, *v, *e;
 	size_t head, skip = 0;
 	struct header *h;
-	int rc, conn_close = 0, conn_keep = 0;
+	int rc, conn = 0;
 
 	/* RFC 9112 2.2: ignore empty lines before the request line */
 	while (skip < len && (buf[skip] == '\r' || buf[skip] == '\n'))
@@ -293,77 +390,8 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 		h->h_name_len = (size_t)(colon - p);
 		h->h_value = v;
 
-		switch (h->h_name_len) {
-		case 4:
-			if (hdr_is(h, "Host", 4)) {
-				if (r->req_host != NULL)
-					return -400;
-				r->req_host = v;
-			}
-			break;
-		case 5:
-			if (hdr_is(h, "Range", 5))
-				r->req_range = v;
-			break;
-		case 6:
-			if (hdr_is(h, "Expect", 6))
-				r->req_expect = v;
-			break;
-		case 7:
-			if (hdr_is(h, "Referer", 7))
-				r->req_referer = v;
-			break;
-		case 8:
-			if (hdr_is(h, "If-Match", 8))
-				r->req_if_match = v;
-			else if (hdr_is(h, "If-Range", 8))
-				r->req_if_range = v;
-			break;
-		case 13:
-			if (hdr_is(h, "If-None-Match", 13))
-				r->req_if_none_match = v;
-			else if (hdr_is(h, "Authorization", 13))
-				r->req_authorization = v;
-			break;
-		case 15:
-			if (hdr_is(h, "Accept-Encoding", 15))
-				r->req_accept_encoding = v;
-			break;
-		case 19:
-			if (hdr_is(h, "If-Unmodified-Since", 19))
-				r->req_if_unmodified_since = v;
-			break;
-		case 10:
-			if (hdr_is(h, "Connection", 10)) {
-				conn_close |= list_has(v, "close");
-				conn_keep |= list_has(v, "keep-alive");
-			} else if (hdr_is(h, "User-Agent", 10))
-				r->req_ua = v;
-			break;
-		case 14:
-			if (hdr_is(h, "Content-Length", 14)) {
-				long long n;
-
-				if (parse_clen(v, &n) != 0 ||
-				    (r->req_clen >= 0 && r->req_clen != n))
-					return -400;
-				r->req_clen = n;
-			}
-			break;
-		case 17:
-			if (hdr_is(h, "If-Modified-Since", 17)) {
-				r->req_if_modified_since = v;
-				break;
-			}
-			if (hdr_is(h, "Transfer-Encoding", 17)) {
-				if (r->req_chunked)
-					return -400;	/* a second field */
-				if ((rc = te_check(v)) != 0)
-					return rc;
-				r->req_chunked = 1;
-			}
-			break;
-		}
+		if ((rc = request_field(r, h, v, &conn)) != 0)
+			return rc;
 	}
 	/* request smuggling guards, RFC 9112 6.1 and 6.3 */
 	if (r->req_chunked && (r->req_clen >= 0 || r->req_minor == 0))
@@ -371,8 +399,8 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 	if (r->req_minor == 1 && r->req_host == NULL)
 		return -400;
 	if (r->req_minor == 1)
-		r->req_keepalive = !conn_close;
+		r->req_keepalive = !(conn & 1);
 	else
-		r->req_keepalive = conn_keep && !conn_close;
+		r->req_keepalive = conn == 2;
 	return (int)head;
 }

@@ -165,20 +165,12 @@ redirect_https(struct conn *c, struct request *r, struct reply *rp)
 	return response_send(c, r, rp, &rs);
 }
 
-/*
- * The way of every request, whatever its protocol: routes it, checks what
- * it may do, and hands it to its handler.  Returns as the handlers: 0 to
- * go on, -1 to close.
- */
-int
-route_serve(struct conn *c, struct request *r, struct reply *rp)
+/* Checks what r may do on route rt, and hands it to its handler. */
+static int
+route_run(struct conn *c, struct request *r, struct reply *rp, enum route rt)
 {
-	enum route rt;
 	int ok;
 
-	if (ENABLE_TLS_REDIRECT && !conn_secure(c))
-		return redirect_https(c, r, rp);
-	rt = route_request(r);
 	if ((ok = route_authorized(r, rt)) < 0)
 		return response_error(c, r, rp, -ok);
 	if (!ok)
@@ -203,6 +195,30 @@ route_serve(struct conn *c, struct request *r, struct reply *rp)
 		return response_error_field(c, r, rp, 405, "Allow",
 		    ALLOW_METHODS);
 	}
+}
+
+/*
+ * The way of every request, whatever its protocol: routes it, checks what
+ * it may do, and hands it to its handler.  Returns as the handlers: 0 to
+ * go on, -1 to close.
+ */
+int
+route_serve(struct conn *c, struct request *r, struct reply *rp)
+{
+	if (ENABLE_TLS_REDIRECT && !conn_secure(c))
+		return redirect_https(c, r, rp);
+	return route_run(c, r, rp, route_request(r));
+}
+
+/* The same for a request whose route was decided already (HTTP/2, which
+ * runs slow routes on a thread of their own).  Without HTTP2, unused. */
+int
+route_serve_as(struct conn *c, struct request *r, struct reply *rp,
+    enum route rt)
+{
+	if (!ENABLE_HTTP2)
+		return -1;
+	return route_run(c, r, rp, rt);
 }
 
 #if ENABLE_AUTH

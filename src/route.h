@@ -20,6 +20,9 @@ enum route route_request(struct request *);
 
 /* Routes r, checks it is allowed, and runs its handler: 0, or -1 to close. */
 int	 route_serve(struct conn *, struct request *, struct reply *);
+/* The same, on the route route_request() gave (TLS_REDIRECT aside). */
+int	 route_serve_as(struct conn *, struct request *, struct reply *,
+	    enum route);
 
 /*
  * May r do what its route says?  Returns 1, with req_user and

@@ -21,6 +21,7 @@
 #include "protocol.h"
 #include "peer.h"
 #include "tls.h"
+#include "h2.h"
 
 int server_stop;
 
@@ -266,6 +267,8 @@ slot_free(struct slot *s)
 static void
 slot_close(struct slot *s)
 {
+	if (ENABLE_HTTP2)	/* GOAWAY, and the session's memory */
+		h2_close(&s->s_conn);
 	conn_close(&s->s_conn, 0);
 	slot_free(s);
 }
@@ -314,8 +317,10 @@ conn_park(struct slot *s)
 static long long
 sweep(long long now)
 {
-	const long long ttl = CONFIG_KEEPALIVE_TIMEOUT * 1000LL;
-	long long next = now + ttl, due;
+	const long long ka = CONFIG_KEEPALIVE_TIMEOUT * 1000LL;
+	const long long h2 = CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL;
+	long long next = now + (ENABLE_HTTP2 && h2 < ka ? h2 : ka), due;
+	long long ttl = ka;
 	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), st;
 	struct slot *s;
 
@@ -323,6 +328,8 @@ sweep(long long now)
 		s = &slots[i];
 		if (__atomic_load_n(&s->s_state, __ATOMIC_ACQUIRE) != SLOT_PARKED)
 			continue;
+		if (ENABLE_HTTP2)	/* an HTTP/2 connection has its own */
+			ttl = s->s_conn.c_h2 != NULL ? h2 : ka;
 		if ((due = s->s_since + ttl) > now) {
 			if (due < next)
 				next = due;
@@ -544,6 +551,8 @@ conn_accept(int l)
 			s->s_conn.c_tr = &tls_transport;
 	}
 	s->s_conn.c_proto = &http1_protocol;
+	if (ENABLE_HTTP2)
+		s->s_conn.c_h2 = NULL;
 	s->s_conn.c_close = 0;
 	s->s_conn.c_fresh = 1;
 	s->s_conn.c_len = 0;
@@ -737,6 +746,24 @@ spawn_worker(void)
 }
 
 /*
+ * Starts a thread of fn(arg) with the workers' stack and signal mask,
+ * detached: HTTP/2 runs a slow stream on one.  0, or -1.
+ */
+int
+server_thread(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+
+	if (!ENABLE_HTTP2)
+		return -1;
+	if (pthread_create(&t, &pool.p_attr, fn, arg) != 0) {
+		log_warn("pthread_create: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Runs the server until SIGINT or SIGTERM.  The signals are blocked in every
  * thread and taken here with sigwait, so no handler runs in a worker.
  * ready is written to (then closed) once accepting, for a detaching parent.
@@ -760,6 +787,9 @@ server_run(int ready)
 		stack += 48 * 1024;
 	if (ENABLE_TLS_REDIRECT)
 		stack += HEAD_MAX + HEAD_ROOM + 512;
+	/* HTTP/2: the driver's 16 KiB of frames, a stream's path, nghttp2 */
+	if (ENABLE_HTTP2)
+		stack += 32 * 1024;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	stack *= 8;	/* ASan's redzones, TSan's bigger frames, need room */
 #endif

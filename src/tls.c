@@ -31,6 +31,7 @@
 #include <mbedtls/x509_crt.h>
 
 #include "tls.h"
+#include "h2.h"
 #include "log.h"
 
 #if MBEDTLS_VERSION_MAJOR != 2 || MBEDTLS_VERSION_MINOR < 16
@@ -90,7 +91,9 @@ static const mbedtls_ecp_group_id curves[] = {
 	MBEDTLS_ECP_DP_CURVE25519, MBEDTLS_ECP_DP_SECP256R1,
 	MBEDTLS_ECP_DP_SECP384R1, MBEDTLS_ECP_DP_NONE
 };
-static const char *alpn[] = { "http/1.1", NULL };
+/* h2 first when HTTP2=1: clients take the server's order */
+static const char *alpn[] = { ENABLE_HTTP2 ? "h2" : "http/1.1",
+    ENABLE_HTTP2 ? "http/1.1" : NULL, NULL };
 
 /* --- the socket under the library ------------------------------------- */
 
@@ -205,6 +208,7 @@ tls_handshake(struct conn *c)
 {
 	long long deadline = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL;
 	struct tls *t;
+	const char *p;
 	int r;
 
 	/* not calloc: the read-ahead buffer's pages stay untouched until
@@ -222,6 +226,9 @@ tls_handshake(struct conn *c)
 		if (tls_await(c, r, deadline) == -1)
 			return -1;
 	t->tl_ready = 1;
+	if (ENABLE_HTTP2 && (p = mbedtls_ssl_get_alpn_protocol(&t->tl_ssl)) !=
+	    NULL && strcmp(p, "h2") == 0)
+		c->c_proto = &h2_protocol;	/* http1.c hands over */
 	return 0;
 }
 

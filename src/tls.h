@@ -14,11 +14,12 @@ int	 tls_init(char *, size_t);
 /* The library and its version, for mrhttpd -V. */
 const char *tls_library(void);
 
-/* Came this connection over TLS? */
+/* Came this connection over TLS?  (An HTTP/2 stream's view of it
+ * keeps the pointer too.) */
 static inline int
 conn_secure(const struct conn *c)
 {
-	return c->c_tr == &tls_transport;
+	return c->c_tls != NULL;
 }
 #else
 static inline int tls_init(char *e, size_t n) { (void)e; (void)n; return 0; }

@@ -20,6 +20,7 @@
 struct conn;
 struct body;
 struct tls;
+struct h2;
 struct protocol;
 
 /* Some transport of this build has no sendfile: the plain one without
@@ -74,6 +75,7 @@ struct conn {
 	 * connection is parked only with nothing left in it.
 	 */
 	char		*c_buf;
+	struct h2	*c_h2;		/* HTTP/2 session (h2.c), once spoken */
 };
 
 static inline ssize_t

@@ -13,7 +13,8 @@
 # Tools the tests run; keep them in this one list.
 PACKAGES="curl apache2-utils wrk file busybox-static dash musl-tools procps psmisc iproute2
 wget php-cgi libxml2-utils jq python3-venv chromium util-linux clang libclang-rt-14-dev
-slowhttptest binutils libmbedtls-dev openssl testssl.sh libnss3-tools"
+slowhttptest binutils libmbedtls-dev openssl testssl.sh libnss3-tools
+libnghttp2-dev nghttp2-client golang-go"
 # What `make check-cross` (tests/cross.sh) needs: Debian's cross compilers
 # and qemu-user, to build the suite's binaries and run them; dpkg-dev and
 # python3 to unpack and configure mbed TLS's source (extra/mbedtls.sh).
@@ -22,6 +23,11 @@ slowhttptest binutils libmbedtls-dev openssl testssl.sh libnss3-tools"
 CROSS_PACKAGES="gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu gcc-mipsel-linux-gnu
 gcc-mips-linux-gnu libc6-dev-armhf-cross libc6-dev-arm64-cross
 libc6-dev-mipsel-cross libc6-dev-mips-cross qemu-user-static dpkg-dev python3"
+
+# h2spec, the HTTP/2 conformance suite, is no Debian package: it is built
+# with Debian's Go, as its README says, into tests/build/bin (the module
+# cache in tests/build/go).  Once built, it stays.
+H2SPEC=github.com/summerwind/h2spec/cmd/h2spec@latest
 
 # How long one apt-get run may take before we give up on it, in seconds.
 APT_TIMEOUT=600
@@ -36,6 +42,33 @@ say()
 warn()
 {
 	printf '%s: warning: %s\n' "$me" "$*" >&2
+}
+
+# Builds h2spec when it is missing and go is there; a failure is a
+# warning, as for a package.
+h2spec()
+{
+	root=$(cd "$(dirname "$0")/.." && pwd)
+	[ -x "$root/tests/build/bin/h2spec" ] && return 0
+	if ! command -v go >/dev/null 2>&1; then
+		warn "no go (apt-get install golang-go): no h2spec; the HTTP/2 tests will skip"
+		return 0
+	fi
+	say "building h2spec: go install $H2SPEC"
+	mkdir -p "$root/tests/build/go" "$root/tests/build/bin"
+	if GOPATH="$root/tests/build/go" GOCACHE="$root/tests/build/go/cache" \
+	    GOBIN="$root/tests/build/bin" GOFLAGS=-modcacherw \
+	    timeout "$APT_TIMEOUT" go install "$H2SPEC"; then
+		say "h2spec: $root/tests/build/bin/h2spec"
+	else
+		warn "could not build h2spec; the HTTP/2 tests will skip"
+	fi
+}
+
+finish()
+{
+	[ "$with_h2spec" = 0 ] || h2spec
+	exit 0
 }
 
 # True when dpkg has PKG fully installed (for every architecture it has).
@@ -81,6 +114,9 @@ if [ "${1-}" = --cross ]; then
 elif [ $# -gt 0 ]; then
 	PACKAGES="$*"
 fi
+# the suite's own packages bring Go: h2spec comes with them
+with_h2spec=0
+[ $# -gt 0 ] || with_h2spec=1
 
 # Word splitting of the list is wanted from here on.
 # shellcheck disable=SC2086
@@ -88,13 +124,13 @@ set -- $PACKAGES
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	say "no dpkg-query, not Debian: install these by hand if tests skip: $*"
-	exit 0
+	finish
 fi
 
 missing=$(missing_of "$@")
 if [ -z "$missing" ]; then
 	say "all $# packages present"
-	exit 0
+	finish
 fi
 
 why=
@@ -108,7 +144,7 @@ fi
 if [ -n "$why" ]; then
 	say "missing: $missing"
 	say "not installing ($why); tests needing them will skip"
-	exit 0
+	finish
 fi
 
 say "installing: $missing"
@@ -143,4 +179,4 @@ if [ -n "$left" ]; then
 else
 	say "done"
 fi
-exit 0
+finish

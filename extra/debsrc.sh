@@ -1,0 +1,40 @@
+#!/bin/sh
+# debsrc.sh - Debian's source package of a library, once, for a build for
+# the target (extra/mbedtls.sh, extra/nghttp2.sh).
+#
+# usage: . extra/debsrc.sh; debsrc PACKAGE FILE
+#
+# Unpacks "apt-get source PACKAGE" into build/src/PACKAGE, unless FILE (a
+# path inside it) shows it is there already.  When apt has no deb-src
+# line, one for the running release is added (as root; otherwise we stop
+# and say so).  Nothing is downloaded from anywhere else.  Needs say() and
+# die() from the caller.
+
+debsrc() {
+	pkg=$1
+	dir=build/src/$pkg
+	[ -f "$dir/$2" ] && return 0
+	command -v apt-get >/dev/null 2>&1 ||
+		die "no apt-get: point the build at a $pkg built for the target"
+	command -v dpkg-source >/dev/null 2>&1 || sh tests/install-deps.sh dpkg-dev
+	if ! apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Version:'; then
+		[ "$(id -u)" = 0 ] ||
+			die "apt has no deb-src line, and only root can add one"
+		. /etc/os-release
+		say "adding a deb-src line for Debian $VERSION_CODENAME"
+		printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' \
+		    "Suites: $VERSION_CODENAME" 'Components: main' \
+		    'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
+		    > /etc/apt/sources.list.d/mrhttpd-src.sources
+		timeout 600 apt-get -qq update || say "apt-get update failed"
+		apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Version:' ||
+			die "apt still finds no source for $pkg"
+	fi
+	rm -rf "build/src/dl-$pkg" "$dir"
+	mkdir -p "build/src/dl-$pkg"
+	(cd "build/src/dl-$pkg" && timeout 600 apt-get -qq source "$pkg") >&2 ||
+		die "apt-get source $pkg failed"
+	mv "build/src/dl-$pkg/$pkg"-*/ "$dir"
+	rm -rf "build/src/dl-$pkg"
+	say "source: Debian's $pkg $(sed -n '1s/.*(\(.*\)).*/\1/p' "$dir/debian/changelog")"
+}

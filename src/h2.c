@@ -1,0 +1,1608 @@
+/*
+ * h2.c - HTTP/2 (RFC 9113) on nghttp2: the second protocol.  nghttp2 does
+ * the framing, HPACK and flow control; this file turns its streams into
+ * requests for route_serve() and their responses into HEADERS and DATA.
+ *
+ * A connection is driven by one thread at a time, the *driver*: whoever
+ * took it from the epoll set, as for HTTP/1.1.  It reads frames, runs the
+ * requests that are quick (files, listings' refusals, errors) itself,
+ * and sends.  A request that may take long (a program, an upload, any
+ * request with a body, a listing) runs on a thread of its own, which
+ * hands its response to the driver and waits (h2_post): so a slow stream
+ * never holds up the others.  Only the driver calls nghttp2.  With no
+ * such thread running and nothing to read, the connection is parked and
+ * has no thread at all.
+ *
+ * Bodies go out through nghttp2's data provider: a small file is read
+ * into the stream, a bigger one stays a descriptor and is sent by
+ * sendfile behind the DATA frame header nghttp2 wrote (the no-copy path),
+ * unless the transport cannot (TLS), which then reads it a frame at a
+ * time.
+ */
+#include <sys/eventfd.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <nghttp2/nghttp2.h>
+
+#include "h2.h"
+#include "response.h"
+#include "route.h"
+#include "log.h"
+#include "tls.h"
+
+#if NGHTTP2_VERSION_NUM < 0x012b00
+#error "HTTP2=1 needs nghttp2 1.43 or later"
+#endif
+
+enum {
+	H2_OUT = 16384,		/* frames gathered for one write */
+	H2_ARENA = 512,		/* a stream's header bytes, kept inside it */
+	H2_CHUNK = 1024,	/* more header bytes: malloc'ed, at least this */
+	H2_IN = 65535,		/* a request body's buffer: its window */
+	H2_NV = MAX_HEADERS + 8,
+};
+
+/* Where a response body's bytes come from. */
+enum src { B_NONE, B_MEM, B_FD, B_PIECE };
+
+struct chunk {
+	struct chunk	*k_next;
+	char		 k_data[];
+};
+
+/* A stream: one request. */
+struct h2s {
+	struct h2s	*s_next, **s_prev;	/* the connection's streams */
+	struct h2s	*s_queue;		/* ready to run */
+	struct h2	*s_h2;
+	int32_t		 s_id;
+	int		 s_status;	/* refused while its headers came */
+	int		 s_body;	/* a request body follows the headers */
+	int		 s_queued;
+	int		 s_thread;	/* a thread of its own runs it */
+	int		 s_rerun;	/* its response is a stream: thread */
+	int		 s_answered;	/* a response was submitted */
+	int		 s_closed;	/* nghttp2 is done with it */
+	size_t		 s_hlist;	/* header list bytes, as RFC 9113 counts */
+	const char	*s_method, *s_target;
+	size_t		 s_method_len, s_target_len;
+	/* the response body, for the data provider */
+	enum src	 s_src;
+	const char	*s_p;
+	int		 s_fd;
+	int		 s_own_fd;	/* dup'ed: closed with the stream */
+	off_t		 s_off;
+	long long	 s_left;
+	int		 s_last;	/* B_PIECE: no piece after this one */
+	long long	 s_bytes;	/* body bytes handed on, for the log */
+	/* the thread's side, under h_lock */
+	struct response	*s_rs;		/* posted, to submit */
+	int		 s_data;	/* with a body (DATA) */
+	int		 s_resume;	/* posted: a piece is there */
+	int		 s_interim;	/* posted: 100 Continue */
+	int		 s_sent;	/* the whole body is out */
+	int		 s_done;	/* the thread has ended */
+	size_t		 s_ack;		/* body bytes read, to acknowledge */
+	char		*s_in;		/* the request body as it comes */
+	size_t		 s_in_pos, s_in_len;
+	int		 s_in_end;
+	pthread_cond_t	 s_cond;
+	struct request	 s_req;
+	struct conn	 s_conn;	/* what its handler sees */
+	struct chunk	*s_chunks;
+	size_t		 s_used;
+	char		 s_arena[H2_ARENA];
+};
+
+/* A connection's session. */
+struct h2 {
+	nghttp2_session	*h_ses;
+	struct conn	*h_conn;
+	struct h2s	*h_streams;
+	struct h2s	*h_head, **h_tail;	/* the run queue */
+	pthread_mutex_t	 h_lock;
+	int		 h_efd;		/* threads wake the driver; -1: none yet */
+	int		 h_threads;	/* running, under h_lock */
+	int		 h_ctrl;	/* control frames left this second */
+	long long	 h_ctrl_at;
+	int		 h_fail;	/* a write failed */
+	int		 h_goaway;	/* the last GOAWAY is queued */
+	int32_t		 h_last_id;	/* the highest stream a HEADERS opened */
+	char		*h_out;		/* the driver's write buffer */
+	size_t		 h_outlen;
+};
+
+static nghttp2_session_callbacks *callbacks;
+static nghttp2_option *options;
+static int threads;		/* stream threads in the server, atomic */
+
+extern const struct transport h2s_transport;
+
+static struct h2s *
+stream_of(struct conn *c)
+{
+	return (struct h2s *)(void *)((char *)c - offsetof(struct h2s, s_conn));
+}
+
+/* Tells the driver a thread has posted something.  Under h_lock. */
+static void
+h2_wake(struct h2 *h)
+{
+	uint64_t one = 1;
+
+	(void)!write(h->h_efd, &one, sizeof(one));
+}
+
+/* --- streams ----------------------------------------------------------- */
+
+static struct h2s *
+h2s_new(struct h2 *h, int32_t id)
+{
+	struct h2s *s = malloc(sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	/* all but the arena and the request's field table */
+	memset(s, 0, offsetof(struct h2s, s_req));
+	memset(&s->s_req, 0, offsetof(struct request, req_hdrs));
+	s->s_req.req_decoded_len = 0;
+	s->s_req.req_h2 = 1;
+	s->s_req.req_clen = -1;
+	s->s_h2 = h;
+	s->s_id = id;
+	s->s_fd = -1;
+	s->s_conn = *h->h_conn;
+	s->s_conn.c_tr = &h2s_transport;
+	s->s_conn.c_proto = &h2_protocol;
+	s->s_conn.c_close = 0;
+	s->s_conn.c_buf = NULL;
+	s->s_conn.c_len = s->s_conn.c_pos = 0;
+	s->s_conn.c_h2 = NULL;
+	s->s_chunks = NULL;
+	s->s_used = 0;
+	if ((s->s_next = h->h_streams) != NULL)
+		s->s_next->s_prev = &s->s_next;
+	s->s_prev = &h->h_streams;
+	h->h_streams = s;
+	return s;
+}
+
+/* Lets go of its response body's source. */
+static void
+h2s_release(struct h2s *s)
+{
+	if (s->s_own_fd)
+		close(s->s_fd);
+	s->s_own_fd = 0;
+	s->s_fd = -1;
+	s->s_src = B_NONE;
+	s->s_left = 0;
+}
+
+static void
+h2s_free(struct h2s *s)
+{
+	struct chunk *k;
+
+	h2s_release(s);
+	if ((*s->s_prev = s->s_next) != NULL)
+		s->s_next->s_prev = s->s_prev;
+	while ((k = s->s_chunks) != NULL) {
+		s->s_chunks = k->k_next;
+		free(k);
+	}
+	if (s->s_thread)
+		pthread_cond_destroy(&s->s_cond);
+	free(s->s_in);
+	free(s);
+}
+
+/* Room for n bytes and a NUL, kept with the stream: in its arena, or in
+ * a chunk of their own.  NULL when out of memory. */
+static char *
+h2s_alloc(struct h2s *s, size_t n)
+{
+	struct chunk *k;
+	char *d;
+
+	if (n < sizeof(s->s_arena) - s->s_used) {
+		d = s->s_arena + s->s_used;
+		s->s_used += n + 1;
+	} else {
+		if ((k = malloc(sizeof(*k) + (n < H2_CHUNK ? H2_CHUNK : n + 1))) ==
+		    NULL)
+			return NULL;
+		k->k_next = s->s_chunks;
+		s->s_chunks = k;
+		d = k->k_data;
+	}
+	d[n] = '\0';
+	return d;
+}
+
+static char *
+h2s_keep(struct h2s *s, const char *p, size_t n)
+{
+	char *d = h2s_alloc(s, n);
+
+	if (d != NULL)
+		memcpy(d, p, n);
+	return d;
+}
+
+/* A field's value as the HTTP/1 parser would take it: no controls. */
+static int
+value_ok(const char *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)v[i] < ' ' && v[i] != '\t') || v[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* One field of a request's header list.  A refusal is remembered in
+ * s_status (the stream is answered with it), never an error of the
+ * connection. */
+static void
+h2s_field(struct h2s *s, const char *name, size_t nlen, const char *value,
+    size_t vlen)
+{
+	struct request *r = &s->s_req;
+	struct header *h;
+	const char *v;
+	int rc;
+
+	s->s_hlist += nlen + vlen + 32;
+	if (s->s_hlist > CONFIG_HTTP2_MAX_HEADER_LIST)
+		s->s_status = 431;
+	if (s->s_status != 0)
+		return;
+	if (!value_ok(value, vlen) || (v = h2s_keep(s, value, vlen)) == NULL) {
+		s->s_status = 400;
+		return;
+	}
+	if (name[0] == ':') {	/* nghttp2 checked which, and that once */
+		if (nlen == 7 && memcmp(name, ":method", 7) == 0) {
+			s->s_method = v;
+			s->s_method_len = vlen;
+			r->req_method = method_lookup(v, vlen);
+		} else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
+			s->s_target = v;
+			s->s_target_len = vlen;
+		} else if (nlen == 10 && memcmp(name, ":authority", 10) == 0)
+			r->req_host = v;
+		return;
+	}
+	/* :authority stands for Host (RFC 9113 8.3.1) */
+	if (nlen == 4 && strncasecmp(name, "host", 4) == 0 && r->req_host != NULL)
+		return;
+	if (r->req_nhdrs == MAX_HEADERS) {
+		s->s_status = 431;
+		return;
+	}
+	h = &r->req_hdrs[r->req_nhdrs];
+	if ((h->h_name = h2s_keep(s, name, nlen)) == NULL) {
+		s->s_status = 400;
+		return;
+	}
+	h->h_name_len = nlen;
+	h->h_value = v;
+	r->req_nhdrs++;
+	if ((rc = request_header(r, h, v)) != 0)
+		s->s_status = -rc;
+}
+
+/* The target's bytes, as the HTTP/1 parser allows them. */
+static int
+target_ok(const char *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)t[i] <= ' ' || t[i] == 0x7f || t[i] == '#')
+			return 0;
+	return 1;
+}
+
+/* Its headers are all in: the request line for the log and CGI, the
+ * target split at '?', and the stream queued to run. */
+static void
+h2s_ready(struct h2 *h, struct h2s *s, int body)
+{
+	struct request *r = &s->s_req;
+	const char *q;
+	char *line;
+	size_t n;
+
+	s->s_body = body;
+	s->s_in_end = !body;
+	r->req_minor = 1;
+	r->req_keepalive = 1;
+	if (body && r->req_clen < 0)
+		r->req_clen = REQ_CLEN_STREAM;
+	if (s->s_method == NULL || s->s_target == NULL) {
+		s->s_method = "-";
+		s->s_method_len = 1;
+		s->s_target = "";
+		s->s_target_len = 0;
+		if (s->s_status == 0)
+			s->s_status = 400;
+	}
+	if (s->s_status == 0 && !target_ok(s->s_target, s->s_target_len))
+		s->s_status = 400;
+	/* "GET /x HTTP/2.0" */
+	n = s->s_method_len + 1 + s->s_target_len + 9;
+	if ((line = h2s_alloc(s, n)) != NULL) {
+		memcpy(line, s->s_method, s->s_method_len);
+		line[s->s_method_len] = ' ';
+		memcpy(line + s->s_method_len + 1, s->s_target, s->s_target_len);
+		memcpy(line + n - 9, " HTTP/2.0", 9);
+		r->req_line = line;
+		r->req_method_len = s->s_method_len;
+	} else {
+		r->req_line = "- - HTTP/2.0";
+		r->req_method_len = 1;
+		s->s_target_len = 0;
+		if (s->s_status == 0)
+			s->s_status = 500;
+	}
+	r->req_target = r->req_line + r->req_method_len + 1;
+	r->req_target_len = s->s_target_len;
+	r->req_path_len = s->s_target_len;
+	if ((q = memchr(r->req_target, '?', s->s_target_len)) != NULL) {
+		r->req_path_len = (size_t)(q - r->req_target);
+		r->req_query = q + 1;
+		r->req_query_len = s->s_target_len - r->req_path_len - 1;
+	}
+	s->s_queued = 1;
+	s->s_queue = NULL;
+	*h->h_tail = s;
+	h->h_tail = &s->s_queue;
+}
+
+/* --- the response ------------------------------------------------------ */
+
+static int
+h2_nocopy(const struct h2 *h)
+{
+	return ENABLE_SENDFILE && h->h_conn->c_tr->t_sendfile != NULL;
+}
+
+/* The whole body is out: its thread may go on. */
+static void
+h2s_sent(struct h2s *s)
+{
+	s->s_sent = 1;
+	if (s->s_thread)
+		pthread_cond_signal(&s->s_cond);
+	else
+		h2s_release(s);
+}
+
+/*
+ * nghttp2's data provider: up to len bytes of the body into buf, or with
+ * NO_COPY only counted, for h2_send_data to send from the file.
+ */
+static ssize_t
+h2s_take(struct h2 *h, struct h2s *s, uint8_t *buf, size_t len,
+    uint32_t *flags)
+{
+	ssize_t n, got;
+
+	if (s->s_left == 0 && s->s_src == B_PIECE && !s->s_last)
+		return NGHTTP2_ERR_DEFERRED;	/* resumed by the next piece */
+	n = s->s_left < (long long)len ? (ssize_t)s->s_left : (ssize_t)len;
+	switch (s->s_src) {
+	case B_MEM:
+	case B_PIECE:
+		memcpy(buf, s->s_p, (size_t)n);
+		s->s_p += n;
+		break;
+	case B_FD:
+		if (h2_nocopy(h)) {
+			*flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+			break;
+		}
+		do
+			got = pread(s->s_fd, buf, (size_t)n, s->s_off);
+		while (got == -1 && errno == EINTR);
+		if (got != n)	/* it shrank under us: the length is wrong */
+			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+		s->s_off += n;
+		break;
+	default:
+		n = 0;
+	}
+	s->s_left -= n;
+	s->s_bytes += n;
+	if (s->s_left > 0)
+		return n;
+	if (s->s_src != B_PIECE || s->s_last) {
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+		if (!(*flags & NGHTTP2_DATA_FLAG_NO_COPY))
+			h2s_sent(s);
+	} else if (s->s_thread)
+		pthread_cond_signal(&s->s_cond);	/* piece taken */
+	return n;
+}
+
+static ssize_t
+h2_read(nghttp2_session *ses, int32_t id, uint8_t *buf, size_t len,
+    uint32_t *flags, nghttp2_data_source *src, void *arg)
+{
+	struct h2s *s = src->ptr;
+	struct h2 *h = arg;
+	ssize_t n;
+
+	(void)ses;
+	(void)id;
+	if (!s->s_thread)
+		return h2s_take(h, s, buf, len, flags);
+	pthread_mutex_lock(&h->h_lock);
+	n = h2s_take(h, s, buf, len, flags);
+	pthread_mutex_unlock(&h->h_lock);
+	return n;
+}
+
+/* Writes out what the frames gathered.  0, or -1 when the client is gone. */
+static int
+h2_flush(struct h2 *h, int more)
+{
+	struct iovec iov = { .iov_base = h->h_out, .iov_len = h->h_outlen };
+
+	if (h->h_outlen == 0)
+		return h->h_fail ? -1 : 0;
+	h->h_outlen = 0;
+	if (!h->h_fail && conn_writev(h->h_conn, &iov, 1, more ? IO_MORE : 0) == -1)
+		h->h_fail = 1;
+	return h->h_fail ? -1 : 0;
+}
+
+/* nghttp2's frames, gathered into one write. */
+static ssize_t
+h2_send(nghttp2_session *ses, const uint8_t *p, size_t n, int flags, void *arg)
+{
+	struct h2 *h = arg;
+
+	(void)ses;
+	(void)flags;
+	if (h->h_outlen + n > H2_OUT && h2_flush(h, 1) == -1)
+		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	if (n >= H2_OUT) {
+		if (conn_writev(h->h_conn, &(struct iovec){ .iov_base = (void *)p,
+		    .iov_len = n }, 1, IO_MORE) == -1) {
+			h->h_fail = 1;
+			return NGHTTP2_ERR_CALLBACK_FAILURE;
+		}
+		return (ssize_t)n;
+	}
+	memcpy(h->h_out + h->h_outlen, p, n);
+	h->h_outlen += n;
+	return (ssize_t)n;
+}
+
+/* A DATA frame on the no-copy path: its 9-byte header behind what is
+ * gathered, then the payload straight from the file. */
+static int
+h2_send_data(nghttp2_session *ses, nghttp2_frame *f, const uint8_t *hd,
+    size_t len, nghttp2_data_source *src, void *arg)
+{
+	struct h2 *h = arg;
+	struct h2s *s = src->ptr;
+	struct iovec iov[2] = {
+		{ .iov_base = h->h_out, .iov_len = h->h_outlen },
+		{ .iov_base = (void *)hd, .iov_len = 9 },
+	};
+	int k = h->h_outlen > 0 ? 0 : 1;
+
+	(void)ses;
+	(void)f;	/* never padded: no padding callback */
+	h->h_outlen = 0;
+	if (h->h_fail || conn_writev(h->h_conn, iov + k, 2 - k, IO_MORE) == -1 ||
+	    (len > 0 && conn_sendfile(h->h_conn, s->s_fd, s->s_off,
+	    (off_t)len) == -1)) {
+		h->h_fail = 1;
+		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	}
+	s->s_off += (off_t)len;
+	if (s->s_left == 0) {
+		if (s->s_thread)
+			pthread_mutex_lock(&h->h_lock);
+		h2s_sent(s);
+		if (s->s_thread)
+			pthread_mutex_unlock(&h->h_lock);
+	}
+	return 0;
+}
+
+/* Is this response field one HTTP/2 forbids (RFC 9113 8.2.2)? */
+static int
+hop_by_hop(const char *n, size_t len)
+{
+	static const char *const names[] = { "connection", "keep-alive",
+	    "proxy-connection", "transfer-encoding", "upgrade" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && memcmp(n, names[i], len) == 0)
+			return 1;
+	return 0;
+}
+
+#define NV(n, v, vl) ((nghttp2_nv){ .name = (uint8_t *)(n), \
+	.value = (uint8_t *)(v), .namelen = sizeof(n) - 1, .valuelen = (vl) })
+
+/*
+ * Submits rs as HEADERS: the status, the common fields, the handler's
+ * (names in lower case, in place), and the length.  With body, DATA from
+ * the stream's source follows.  0, or -1.
+ */
+static int
+h2_submit(struct h2 *h, struct h2s *s, struct response *rs, int body)
+{
+	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = h2_read };
+	nghttp2_nv nv[H2_NV];
+	char status[4], len[24], *p, *end, *colon, *v, *q;
+	struct buf b;
+	time_t now;
+	size_t n = 0;
+	int st = rs->rs_status;
+
+	status[0] = (char)('0' + st / 100 % 10);
+	status[1] = (char)('0' + st / 10 % 10);
+	status[2] = (char)('0' + st % 10);
+	nv[n++] = NV(":status", status, 3);
+	nv[n++] = NV("date", http_date_now(&now), 29);
+	nv[n++] = NV("server", "mrhttpd/" MRHTTPD_VERSION,
+	    sizeof("mrhttpd/" MRHTTPD_VERSION) - 1);
+	if (ENABLE_PRAGMA)
+		nv[n++] = NV("pragma", CONFIG_PRAGMA, sizeof(CONFIG_PRAGMA) - 1);
+	/* "Name: value\r\n" lines, which the handler built */
+	for (p = rs->rs_fields.b_start; p != NULL && p < rs->rs_fields.b_p;
+	    p = end + 2) {
+		if ((end = memchr(p, '\r', (size_t)(rs->rs_fields.b_p - p))) == NULL ||
+		    (colon = memchr(p, ':', (size_t)(end - p))) == NULL)
+			break;
+		for (q = p; q < colon; q++)
+			if (*q >= 'A' && *q <= 'Z')
+				*q = (char)(*q - 'A' + 'a');
+		for (v = colon + 1; v < end && (*v == ' ' || *v == '\t'); v++)
+			;
+		if (hop_by_hop(p, (size_t)(colon - p)))
+			continue;
+		if (n == H2_NV - 1)
+			return -1;
+		nv[n++] = (nghttp2_nv){ .name = (uint8_t *)p,
+		    .value = (uint8_t *)v, .namelen = (size_t)(colon - p),
+		    .valuelen = (size_t)(end - v) };
+	}
+	if (!(st < 200 || st == 204 || st == 304) && rs->rs_len >= 0) {
+		buf_init(&b, len, sizeof(len));
+		buf_uint(&b, (unsigned long long)rs->rs_len);
+		nv[n++] = NV("content-length", len, buf_len(&b));
+	}
+	if (nghttp2_submit_response(h->h_ses, s->s_id, nv, n, body ? &prd : NULL)
+	    != 0)
+		return -1;
+	s->s_answered = 1;
+	if (!body)
+		s->s_sent = 1;
+	return 0;
+}
+
+/* An inline response's body, made the stream's own: a small one copied
+ * in, a file's descriptor duplicated.  0, or -1. */
+static int
+h2s_own(struct h2s *s, const struct response *rs)
+{
+	size_t len = (size_t)rs->rs_len;
+	char *p;
+	ssize_t got;
+
+	if (rs->rs_src == SRC_MEM ||
+	    len < sizeof(s->s_arena) - s->s_used) {
+		if ((p = h2s_alloc(s, len)) == NULL)
+			return -1;
+		if (rs->rs_src == SRC_MEM)
+			memcpy(p, rs->rs_mem, len);
+		else {
+			do
+				got = pread(rs->rs_fd, p, len, rs->rs_off);
+			while (got == -1 && errno == EINTR);
+			if (got != (ssize_t)len)
+				return -1;
+		}
+		s->s_src = B_MEM;
+		s->s_p = p;
+	} else {
+		if ((s->s_fd = fcntl(rs->rs_fd, F_DUPFD_CLOEXEC, 0)) == -1)
+			return -1;
+		s->s_own_fd = 1;
+		s->s_src = B_FD;
+		s->s_off = rs->rs_off;
+	}
+	s->s_left = rs->rs_len;
+	return 0;
+}
+
+/* The body source of a thread's response: its handler's own memory or
+ * descriptor, which stay valid while the thread waits for s_sent. */
+static void
+h2s_borrow(struct h2s *s, const struct response *rs)
+{
+	s->s_left = rs->rs_len;
+	switch (rs->rs_src) {
+	case SRC_MEM:
+		s->s_src = B_MEM;
+		s->s_p = rs->rs_mem;
+		break;
+	case SRC_FILE:
+		s->s_src = B_FD;
+		s->s_fd = rs->rs_fd;
+		s->s_off = rs->rs_off;
+		break;
+	default:	/* pieces, as h2_put hands them over */
+		s->s_src = B_PIECE;
+		s->s_left = 0;
+		s->s_last = 0;
+	}
+}
+
+static int	h2_post(struct h2s *, struct reply *, struct response *, int);
+
+/* p_respond: a handler's response on its stream. */
+static int
+h2_respond(struct conn *c, struct request *r, struct reply *rp,
+    struct response *rs)
+{
+	struct h2s *s = stream_of(c);
+	int st = rs->rs_status;
+	int body = !(st < 200 || st == 204 || st == 304) && rs->rs_len != 0 &&
+	    rs->rs_src != SRC_NONE && (r == NULL || r->req_method != M_HEAD);
+
+	rp->rp_status = st;
+	rp->rp_bytes = 0;
+	if (rs->rs_raw)		/* nph-: a message of its own, HTTP/1 only */
+		return response_error(c, r, rp, 502);
+	if (s->s_thread)
+		return h2_post(s, rp, rs, body);
+	/* a stream body (a listing) is produced on a thread of its own,
+	 * where it may wait for the client: run it again there */
+	if (body && rs->rs_src == SRC_STREAM) {
+		s->s_rerun = 1;
+		return -1;
+	}
+	if ((body && h2s_own(s, rs) == -1) ||
+	    h2_submit(s->s_h2, s, rs, body) == -1) {
+		h2s_release(s);
+		return -1;
+	}
+	rp->rp_bytes = body ? rs->rs_len : 0;
+	return 0;
+}
+
+/* 100 Continue, from a thread reading a body.  102 has no use here. */
+static int
+h2_interim(struct conn *c, struct request *r, int status, int flags)
+{
+	struct h2s *s = stream_of(c);
+
+	(void)r;
+	(void)flags;
+	if (status != 100 || !s->s_thread)
+		return 0;
+	pthread_mutex_lock(&s->s_h2->h_lock);
+	s->s_interim = 1;
+	h2_wake(s->s_h2);
+	pthread_mutex_unlock(&s->s_h2->h_lock);
+	return 0;
+}
+
+/* --- streams on threads of their own -------------------------------------- */
+
+/*
+ * A thread's response: handed to the driver, which submits it; then its
+ * body, which the driver takes from the handler's memory, descriptor or
+ * stream pieces while this thread waits.  0, or -1 when the stream ended
+ * first.
+ */
+static int	h2_put(struct stream *, const char *, size_t, int);
+
+static int
+h2_post(struct h2s *s, struct reply *rp, struct response *rs, int body)
+{
+	struct h2 *h = s->s_h2;
+	struct stream st = { .st_put = h2_put, .st_conn = &s->s_conn,
+	    .st_left = rs->rs_len };
+	int rc;
+
+	pthread_mutex_lock(&h->h_lock);
+	if (!s->s_closed) {
+		s->s_rs = rs;
+		s->s_data = body;
+		h2_wake(h);
+		while (s->s_rs != NULL && !s->s_closed)
+			pthread_cond_wait(&s->s_cond, &h->h_lock);
+	}
+	s->s_rs = NULL;
+	pthread_mutex_unlock(&h->h_lock);
+	if (!s->s_answered)
+		return -1;
+	if (body && rs->rs_src == SRC_STREAM) {
+		rc = rs->rs_stream(rs->rs_arg, &st);
+		if (rc == 0 && !st.st_ended && !st.st_err)
+			rc = h2_put(&st, NULL, 0, 1);
+		rp->rp_bytes = st.st_bytes;
+		return rc != 0 || st.st_err || st.st_left > 0 ? -1 : 0;
+	}
+	pthread_mutex_lock(&h->h_lock);
+	while (!s->s_sent && !s->s_closed)
+		pthread_cond_wait(&s->s_cond, &h->h_lock);
+	rc = s->s_sent ? 0 : -1;
+	pthread_mutex_unlock(&h->h_lock);
+	rp->rp_bytes = rc == 0 && body ? rs->rs_len : 0;
+	return rc;
+}
+
+/* A piece of a thread's stream body: handed over, and waited for until
+ * the driver has taken it (the last one: until it is out). */
+static int
+h2_put(struct stream *st, const char *p, size_t n, int last)
+{
+	struct h2s *s = stream_of(st->st_conn);
+	struct h2 *h = s->s_h2;
+	int fail = 1;
+
+	if (st->st_left >= 0) {		/* no more than announced */
+		if ((long long)n > st->st_left)
+			n = (size_t)st->st_left;
+		st->st_left -= (long long)n;
+	}
+	st->st_ended |= last;
+	pthread_mutex_lock(&h->h_lock);
+	if (!s->s_closed) {
+		s->s_p = p;
+		s->s_left = (long long)n;
+		s->s_last = last;
+		s->s_resume = 1;
+		h2_wake(h);
+		while (!s->s_closed && (s->s_left > 0 || (last && !s->s_sent)))
+			pthread_cond_wait(&s->s_cond, &h->h_lock);
+		fail = s->s_left > 0 || (last && !s->s_sent);
+	}
+	pthread_mutex_unlock(&h->h_lock);
+	if (fail) {
+		st->st_err = 1;
+		return -1;
+	}
+	st->st_bytes += (long long)n;
+	return 0;
+}
+
+/* The access log line of a stream. */
+static void
+h2s_log(struct h2s *s, const struct reply *rp)
+{
+	const struct request *r = &s->s_req;
+	struct access a = { .a_line = r->req_line,
+	    .a_line_len = strlen(r->req_line), .a_referer = r->req_referer,
+	    .a_ua = r->req_ua, .a_status = rp->rp_status,
+	    .a_bytes = rp->rp_bytes };
+
+	log_access(&s->s_conn, &a);
+}
+
+static void *
+h2s_thread(void *arg)
+{
+	struct h2s *s = arg;
+	struct h2 *h = s->s_h2;
+	char path[PATH_MAX_LEN];
+	struct reply rp = { 0 };
+	struct body body;
+	int rc;
+
+	s->s_req.req_decoded = path;
+	s->s_conn.c_body = &body;
+	if (!s->s_rerun)
+		log_accepted(&s->s_conn, &s->s_req);
+	if ((rc = body_start(&s->s_conn, &s->s_req, &body, -1)) == 0)
+		(void)route_serve(&s->s_conn, &s->s_req, &rp);
+	else
+		(void)response_error(&s->s_conn, &s->s_req, &rp, -rc);
+	h2s_log(s, &rp);
+	file_cache_flush();
+	pthread_mutex_lock(&h->h_lock);
+	s->s_done = 1;		/* the driver may free s from now on */
+	h2_wake(h);
+	pthread_mutex_unlock(&h->h_lock);
+	__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
+	return NULL;
+}
+
+/* Answers a stream at once, without running it: a refusal. */
+static void
+h2s_refuse(struct h2s *s, int status)
+{
+	struct reply rp = { 0 };
+
+	s->s_body = 0;		/* what it sends is dropped */
+	(void)response_error(&s->s_conn, &s->s_req, &rp, status);
+	h2s_log(s, &rp);
+	if (!s->s_answered)
+		(void)nghttp2_submit_rst_stream(s->s_h2->h_ses, NGHTTP2_FLAG_NONE,
+		    s->s_id, NGHTTP2_INTERNAL_ERROR);
+}
+
+/*
+ * Starts s on a thread of its own.  The driver first hands the turn on,
+ * as it will wait for the thread with the connection's other streams; a
+ * 503 when it cannot, or no thread can be had.
+ */
+static void
+h2s_spawn(struct h2 *h, struct h2s *s)
+{
+	pthread_condattr_t ca;
+
+	if (server_yield() != 0 ||
+	    (h->h_efd == -1 &&
+	    (h->h_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) ||
+	    __atomic_add_fetch(&threads, 1, __ATOMIC_ACQ_REL) >
+	    CONFIG_MAX_CONNECTIONS) {
+		if (h->h_efd != -1)
+			__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
+		h2s_refuse(s, 503);
+		return;
+	}
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->s_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	s->s_thread = 1;
+	pthread_mutex_lock(&h->h_lock);
+	h->h_threads++;
+	pthread_mutex_unlock(&h->h_lock);
+	if (server_thread(h2s_thread, s) != 0) {
+		pthread_mutex_lock(&h->h_lock);
+		h->h_threads--;
+		pthread_mutex_unlock(&h->h_lock);
+		pthread_cond_destroy(&s->s_cond);
+		s->s_thread = 0;
+		__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
+		h2s_refuse(s, 503);
+	}
+}
+
+/* What threads posted, under h_lock: responses to submit, pieces to
+ * send, body bytes read, threads ended. */
+static void
+h2_posts(struct h2 *h)
+{
+	static const nghttp2_nv cont = NV(":status", "100", 3);
+	struct h2s *s, *next;
+
+	pthread_mutex_lock(&h->h_lock);
+	for (s = h->h_streams; s != NULL; s = next) {
+		next = s->s_next;
+		if (!s->s_thread)
+			continue;
+		if (s->s_interim) {
+			s->s_interim = 0;
+			(void)nghttp2_submit_headers(h->h_ses, NGHTTP2_FLAG_NONE,
+			    s->s_id, NULL, &cont, 1, NULL);
+		}
+		if (s->s_rs != NULL) {
+			if (s->s_data)
+				h2s_borrow(s, s->s_rs);
+			if (h2_submit(h, s, s->s_rs, s->s_data) == -1)
+				(void)nghttp2_submit_rst_stream(h->h_ses,
+				    NGHTTP2_FLAG_NONE, s->s_id,
+				    NGHTTP2_INTERNAL_ERROR);
+			s->s_rs = NULL;
+			pthread_cond_signal(&s->s_cond);
+		}
+		if (s->s_resume) {
+			s->s_resume = 0;
+			(void)nghttp2_session_resume_data(h->h_ses, s->s_id);
+		}
+		if (s->s_ack > 0) {
+			(void)nghttp2_session_consume(h->h_ses, s->s_id, s->s_ack);
+			s->s_ack = 0;
+		}
+		if (s->s_done != 1)
+			continue;
+		s->s_done = 2;		/* its thread is gone */
+		h->h_threads--;
+		if (s->s_closed)
+			h2s_free(s);
+		else if (!s->s_sent)	/* it stopped short */
+			(void)nghttp2_submit_rst_stream(h->h_ses,
+			    NGHTTP2_FLAG_NONE, s->s_id, NGHTTP2_INTERNAL_ERROR);
+		/* a body it did not read is dropped as it comes (h2_data) */
+	}
+	pthread_mutex_unlock(&h->h_lock);
+}
+
+/* --- the stream's transport: its request body --------------------------- */
+
+static ssize_t
+h2s_read(struct conn *c, void *buf, size_t n)
+{
+	struct h2s *s = stream_of(c);
+	struct h2 *h = s->s_h2;
+	ssize_t r = -1;
+
+	pthread_mutex_lock(&h->h_lock);
+	if (s->s_in_pos < s->s_in_len) {
+		if (n > s->s_in_len - s->s_in_pos)
+			n = s->s_in_len - s->s_in_pos;
+		memcpy(buf, s->s_in + s->s_in_pos, n);
+		s->s_in_pos += n;
+		s->s_ack += n;		/* the driver opens the window again */
+		h2_wake(h);
+		r = (ssize_t)n;
+	} else if (s->s_in_end)
+		r = 0;
+	else
+		errno = s->s_closed ? ECONNRESET : EAGAIN;
+	pthread_mutex_unlock(&h->h_lock);
+	return r;
+}
+
+static int
+h2s_ready_locked(const struct h2s *s)
+{
+	return s->s_in_pos < s->s_in_len || s->s_in_end || s->s_closed;
+}
+
+static int
+h2s_pending(struct conn *c)
+{
+	struct h2s *s = stream_of(c);
+	int r;
+
+	pthread_mutex_lock(&s->s_h2->h_lock);
+	r = h2s_ready_locked(s);
+	pthread_mutex_unlock(&s->s_h2->h_lock);
+	return r;
+}
+
+static int
+h2s_wait(struct conn *c, short events, int ms)
+{
+	struct h2s *s = stream_of(c);
+	struct h2 *h = s->s_h2;
+	struct timespec t;
+	int r;
+
+	if (!(events & POLLIN))
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ms / 1000;
+	if ((t.tv_nsec += (long)(ms % 1000) * 1000000L) >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&h->h_lock);
+	while (!h2s_ready_locked(s) &&
+	    pthread_cond_timedwait(&s->s_cond, &h->h_lock, &t) == 0)
+		;
+	r = h2s_ready_locked(s);
+	pthread_mutex_unlock(&h->h_lock);
+	return r;
+}
+
+/* Nothing writes a stream but its protocol. */
+static int
+h2s_writev(struct conn *c, struct iovec *iov, int n, int flags)
+{
+	(void)c; (void)iov; (void)n; (void)flags;
+	errno = EPIPE;
+	return -1;
+}
+
+static void
+h2s_close(struct conn *c, int drain)
+{
+	(void)c;
+	(void)drain;
+}
+
+const struct transport h2s_transport = {
+	.t_read = h2s_read,
+	.t_writev = h2s_writev,
+	.t_sendfile = NULL,
+	.t_pending = h2s_pending,
+	.t_wait = h2s_wait,
+	.t_close = h2s_close,
+};
+
+/* --- nghttp2's callbacks: what the client sent ---------------------------- */
+
+/*
+ * Frames that make us answer or work without a request being served:
+ * PING, SETTINGS, RST_STREAM ("rapid reset", CVE-2023-44487), PRIORITY
+ * and empty DATA.  HTTP2_MAX_CONTROL a second; past that, GOAWAY.
+ */
+static void
+h2_control(struct h2 *h)
+{
+	long long now = now_ms();
+
+	if (now - h->h_ctrl_at >= 1000) {
+		h->h_ctrl_at = now;
+		h->h_ctrl = CONFIG_HTTP2_MAX_CONTROL;
+	}
+	if (--h->h_ctrl >= 0 || h->h_goaway)
+		return;
+	log_warn("%s: HTTP/2 control frame flood, closing", h->h_conn->c_addr);
+	(void)nghttp2_session_terminate_session(h->h_ses,
+	    NGHTTP2_ENHANCE_YOUR_CALM);
+	h->h_goaway = 1;
+}
+
+/*
+ * A request's HEADERS on a stream below one already opened, which nghttp2
+ * no longer knows: a stream that was never opened (RFC 9113 5.1.1), or
+ * one long closed.  Either is a connection error.
+ */
+static int
+h2_begin_frame(nghttp2_session *ses, const nghttp2_frame_hd *hd, void *arg)
+{
+	struct h2 *h = arg;
+
+	if (hd->type != NGHTTP2_HEADERS || h->h_goaway)
+		return 0;
+	if (hd->stream_id > h->h_last_id) {
+		h->h_last_id = hd->stream_id;
+		return 0;
+	}
+	if (nghttp2_session_find_stream(ses, hd->stream_id) == NULL) {
+		(void)nghttp2_session_terminate_session(ses,
+		    NGHTTP2_PROTOCOL_ERROR);
+		h->h_goaway = 1;
+	}
+	return 0;
+}
+
+static int
+h2_begin(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
+{
+	struct h2s *s;
+
+	if (f->hd.type != NGHTTP2_HEADERS ||
+	    f->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return 0;
+	if ((s = h2s_new(arg, f->hd.stream_id)) == NULL)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	(void)nghttp2_session_set_stream_user_data(ses, f->hd.stream_id, s);
+	return 0;
+}
+
+static int
+h2_header(nghttp2_session *ses, const nghttp2_frame *f, const uint8_t *name,
+    size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags, void *arg)
+{
+	struct h2s *s;
+
+	(void)flags;
+	(void)arg;
+	/* trailers are read and dropped */
+	if (f->hd.type == NGHTTP2_HEADERS &&
+	    f->headers.cat == NGHTTP2_HCAT_REQUEST &&
+	    (s = nghttp2_session_get_stream_user_data(ses, f->hd.stream_id)) !=
+	    NULL)
+		h2s_field(s, (const char *)name, nlen, (const char *)value, vlen);
+	return 0;
+}
+
+/* The request body has ended. */
+static void
+h2s_input_end(struct h2 *h, struct h2s *s)
+{
+	pthread_mutex_lock(&h->h_lock);
+	s->s_in_end = 1;
+	if (s->s_thread)
+		pthread_cond_signal(&s->s_cond);
+	pthread_mutex_unlock(&h->h_lock);
+}
+
+static int
+h2_frame(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
+{
+	struct h2 *h = arg;
+	struct h2s *s = nghttp2_session_get_stream_user_data(ses, f->hd.stream_id);
+	int end = (f->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+
+	switch (f->hd.type) {
+	case NGHTTP2_HEADERS:
+		if (s != NULL && f->headers.cat == NGHTTP2_HCAT_REQUEST)
+			h2s_ready(h, s, !end);
+		else if (s != NULL && end)	/* trailers */
+			h2s_input_end(h, s);
+		break;
+	case NGHTTP2_DATA:
+		if (s != NULL && end)
+			h2s_input_end(h, s);
+		else if (f->hd.length == 0 && !end)
+			h2_control(h);
+		break;
+	case NGHTTP2_PING:
+	case NGHTTP2_SETTINGS:
+		if (f->hd.flags & NGHTTP2_FLAG_ACK)
+			break;
+		/* FALLTHROUGH */
+	case NGHTTP2_RST_STREAM:
+	case NGHTTP2_PRIORITY:
+		h2_control(h);
+		break;
+	}
+	return 0;
+}
+
+/* Request body bytes: kept for the stream's thread, within its window;
+ * those no one will read are acknowledged at once. */
+static int
+h2_data(nghttp2_session *ses, uint8_t flags, int32_t id, const uint8_t *p,
+    size_t n, void *arg)
+{
+	struct h2 *h = arg;
+	struct h2s *s = nghttp2_session_get_stream_user_data(ses, id);
+	int kept = 0;
+
+	(void)flags;
+	if (s != NULL && s->s_body) {
+		pthread_mutex_lock(&h->h_lock);
+		if (s->s_done == 0) {
+			if (s->s_in == NULL)
+				s->s_in = malloc(H2_IN);
+			if (s->s_in_pos == s->s_in_len)
+				s->s_in_pos = s->s_in_len = 0;
+			else if (s->s_in_len + n > H2_IN) {
+				memmove(s->s_in, s->s_in + s->s_in_pos,
+				    s->s_in_len - s->s_in_pos);
+				s->s_in_len -= s->s_in_pos;
+				s->s_in_pos = 0;
+			}
+			/* never more than the window: nghttp2 checks it */
+			if (s->s_in != NULL && s->s_in_len + n <= H2_IN) {
+				memcpy(s->s_in + s->s_in_len, p, n);
+				s->s_in_len += n;
+				kept = 1;
+				if (s->s_thread)
+					pthread_cond_signal(&s->s_cond);
+			} else	/* out of memory: better no body than a cut one */
+				(void)nghttp2_submit_rst_stream(ses,
+				    NGHTTP2_FLAG_NONE, id, NGHTTP2_INTERNAL_ERROR);
+		}
+		pthread_mutex_unlock(&h->h_lock);
+	}
+	if (!kept)
+		(void)nghttp2_session_consume(ses, id, n);
+	return 0;
+}
+
+static int
+h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
+{
+	struct h2 *h = arg;
+	struct h2s *s = nghttp2_session_get_stream_user_data(ses, id);
+	size_t unread;
+
+	(void)err;
+	if (s == NULL)
+		return 0;
+	pthread_mutex_lock(&h->h_lock);
+	s->s_closed = 1;
+	/* the window its unread body took goes back to the connection */
+	unread = s->s_in_len - s->s_in_pos + s->s_ack;
+	s->s_in_pos = s->s_in_len = s->s_ack = 0;
+	if (s->s_thread)
+		pthread_cond_signal(&s->s_cond);
+	pthread_mutex_unlock(&h->h_lock);
+	if (unread > 0)
+		(void)nghttp2_session_consume_connection(ses, unread);
+	if (!s->s_thread)
+		h2s_release(s);
+	if (!s->s_queued && (!s->s_thread || s->s_done == 2))
+		h2s_free(s);
+	return 0;
+}
+
+/* --- the driver ---------------------------------------------------------- */
+
+/* Runs a complete request: here when it is quick, else on a thread. */
+static void
+h2s_start(struct h2 *h, struct h2s *s)
+{
+	char path[PATH_MAX_LEN];
+	struct request *r = &s->s_req;
+	struct reply rp = { 0 };
+	enum route rt = ROUTE_FILE;
+	int redirect = ENABLE_TLS_REDIRECT && !conn_secure(&s->s_conn);
+
+	s->s_conn.c_fresh = h->h_conn->c_fresh;
+	h->h_conn->c_fresh = 0;
+	r->req_decoded = path;
+	if (s->s_status != 0) {
+		h2s_refuse(s, s->s_status);
+		return;
+	}
+	if (!redirect) {
+		rt = route_request(r);
+		if (s->s_body || rt == ROUTE_CGI || rt == ROUTE_PUT ||
+		    rt == ROUTE_DELETE) {
+			h2s_spawn(h, s);
+			return;
+		}
+	}
+	log_accepted(&s->s_conn, r);
+	(void)(redirect ? route_serve(&s->s_conn, r, &rp) :
+	    route_serve_as(&s->s_conn, r, &rp, rt));
+	if (s->s_rerun && !s->s_answered) {
+		h2s_spawn(h, s);
+		return;
+	}
+	h2s_log(s, &rp);
+	if (!s->s_answered)
+		(void)nghttp2_submit_rst_stream(h->h_ses, NGHTTP2_FLAG_NONE,
+		    s->s_id, NGHTTP2_INTERNAL_ERROR);
+}
+
+/* The requests that came complete, in order. */
+static void
+h2_run(struct h2 *h)
+{
+	struct h2s *s;
+
+	while ((s = h->h_head) != NULL) {
+		if ((h->h_head = s->s_queue) == NULL)
+			h->h_tail = &h->h_head;
+		s->s_queued = 0;
+		if (s->s_closed)	/* reset before it ran */
+			h2s_free(s);
+		else
+			h2s_start(h, s);
+	}
+}
+
+/* Bytes from the client, into nghttp2.  A broken preface, a flood or
+ * no memory ends the session with GOAWAY. */
+static void
+h2_feed(struct h2 *h, const char *p, size_t n)
+{
+	ssize_t r = nghttp2_session_mem_recv(h->h_ses, (const uint8_t *)p, n);
+
+	if (r >= 0 || h->h_goaway)
+		return;
+	(void)nghttp2_session_terminate_session(h->h_ses, r == NGHTTP2_ERR_FLOODED ?
+	    NGHTTP2_ENHANCE_YOUR_CALM : NGHTTP2_PROTOCOL_ERROR);
+	h->h_goaway = 1;
+}
+
+static struct h2 *
+h2_start(struct conn *c)
+{
+	nghttp2_settings_entry iv[] = {
+		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, CONFIG_HTTP2_MAX_STREAMS },
+		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, CONFIG_HTTP2_MAX_HEADER_LIST },
+		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
+	};
+	struct h2 *h = calloc(1, sizeof(*h));
+
+	if (h == NULL)
+		return NULL;
+	h->h_conn = c;
+	h->h_efd = -1;
+	h->h_tail = &h->h_head;
+	if (nghttp2_session_server_new2(&h->h_ses, callbacks, h, options) != 0) {
+		free(h);
+		return NULL;
+	}
+	pthread_mutex_init(&h->h_lock, NULL);
+	(void)nghttp2_submit_settings(h->h_ses, NGHTTP2_FLAG_NONE, iv,
+	    sizeof(iv) / sizeof(iv[0]));
+	c->c_h2 = h;
+	return h;
+}
+
+/* No thread runs any of its streams any more: lets go of everything. */
+static void
+h2_free(struct conn *c)
+{
+	struct h2 *h = c->c_h2;
+
+	nghttp2_session_del(h->h_ses);
+	while (h->h_streams != NULL)
+		h2s_free(h->h_streams);
+	if (h->h_efd != -1)
+		close(h->h_efd);
+	pthread_mutex_destroy(&h->h_lock);
+	free(h);
+	c->c_h2 = NULL;
+}
+
+/* The connection ends: its streams' threads are told, and waited for. */
+static void
+h2_end(struct conn *c)
+{
+	struct h2 *h = c->c_h2;
+	struct pollfd p = { .fd = h->h_efd, .events = POLLIN };
+	struct h2s *s;
+	uint64_t v;
+
+	for (;;) {
+		pthread_mutex_lock(&h->h_lock);
+		for (s = h->h_streams; s != NULL; s = s->s_next) {
+			s->s_closed = 1;
+			if (s->s_thread)
+				pthread_cond_signal(&s->s_cond);
+		}
+		pthread_mutex_unlock(&h->h_lock);
+		h2_posts(h);	/* reaps the threads that ended */
+		if (h->h_threads == 0)
+			break;
+		(void)poll(&p, 1, 100);
+		(void)!read(h->h_efd, &v, sizeof(v));
+	}
+	h2_free(c);
+}
+
+/*
+ * Waits for input, or for a stream's thread, up to HTTP2_IDLE_TIMEOUT.
+ * Returns 0 on time-out.  The driver has handed the turn on already
+ * (h2s_spawn).
+ */
+static int
+h2_wait(struct h2 *h, struct conn *c, int eof)
+{
+	struct pollfd p[2] = {
+		{ .fd = eof ? -1 : conn_socket(c), .events = POLLIN },
+		{ .fd = h->h_efd, .events = POLLIN },
+	};
+	uint64_t v;
+	int r;
+
+	if (!eof && conn_pending(c))
+		return 1;
+	r = poll(p, 2, CONFIG_HTTP2_IDLE_TIMEOUT * 1000);
+	if (r > 0 && (p[1].revents & POLLIN))
+		(void)!read(h->h_efd, &v, sizeof(v));
+	return r != 0;
+}
+
+/*
+ * p_serve: drives the connection while it has input or a stream on a
+ * thread.  Returns 1 to park it (nothing to read, no thread running),
+ * 0 when it was closed.
+ */
+static int
+h2_serve(struct conn *c)
+{
+	char out[H2_OUT];
+	struct h2 *h = c->c_h2;
+	int eof = 0;
+	ssize_t n;
+
+	if (h == NULL && (h = h2_start(c)) == NULL) {
+		conn_close(c, 0);
+		return 0;
+	}
+	h->h_out = out;
+	h->h_outlen = 0;
+	for (;;) {
+		if (c->c_len > 0)
+			h2_feed(h, c->c_buf, c->c_len);
+		c->c_len = 0;
+		h2_run(h);
+		if (h->h_efd != -1)
+			h2_posts(h);
+		if (server_stopping() && !h->h_goaway) {
+			/* SIGTERM: no new streams; those open may finish */
+			(void)nghttp2_submit_goaway(h->h_ses, NGHTTP2_FLAG_NONE,
+			    nghttp2_session_get_last_proc_stream_id(h->h_ses),
+			    NGHTTP2_NO_ERROR, NULL, 0);
+			h->h_goaway = 1;
+		}
+		if (nghttp2_session_send(h->h_ses) != 0 || h2_flush(h, 0) == -1)
+			break;
+		if (!nghttp2_session_want_read(h->h_ses) &&
+		    !nghttp2_session_want_write(h->h_ses) && h->h_threads == 0)
+			break;		/* GOAWAY said and done */
+		if (!eof) {
+			if ((n = conn_read(c, c->c_buf, HEAD_MAX)) > 0) {
+				c->c_len = (size_t)n;
+				continue;
+			}
+			if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+				/* gone; or, stopping, our own shutdown: what
+				 * runs on threads may still finish */
+				if (!server_stopping() || h->h_threads == 0)
+					break;
+				eof = 1;
+			} else if (h->h_threads == 0) {
+				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
+				h->h_out = NULL;
+				return 1;
+			}
+		}
+		if (!h2_wait(h, c, eof) && !h->h_goaway) {
+			(void)nghttp2_session_terminate_session(h->h_ses,
+			    NGHTTP2_NO_ERROR);
+			h->h_goaway = 1;
+		}
+	}
+	h->h_out = NULL;
+	eof = eof || h->h_fail;
+	h2_end(c);
+	/* what the client sent after our GOAWAY must not turn our last
+	 * frames into a reset: drained a moment, unless it is gone */
+	conn_close(c, !eof);
+	return 0;
+}
+
+void
+h2_close(struct conn *c)
+{
+	struct h2 *h = c->c_h2;
+	const uint8_t *p;
+	ssize_t n;
+
+	if (h == NULL)
+		return;
+	if (!h->h_goaway)
+		(void)nghttp2_submit_goaway(h->h_ses, NGHTTP2_FLAG_NONE,
+		    nghttp2_session_get_last_proc_stream_id(h->h_ses),
+		    NGHTTP2_NO_ERROR, NULL, 0);
+	/* best effort, never waiting: the client may be gone */
+	while ((n = nghttp2_session_mem_send(h->h_ses, &p)) > 0)
+		if (conn_writev(c, &(struct iovec){ .iov_base = (void *)p,
+		    .iov_len = (size_t)n }, 1, IO_NOWAIT) == -1)
+			break;
+	h2_free(c);
+}
+
+/* --- how a connection comes to HTTP/2 ------------------------------------- */
+
+int
+h2_preface(const char *p, size_t n)
+{
+	static const char pri[] = NGHTTP2_CLIENT_MAGIC;
+
+	return n >= 4 && memcmp(p, pri, n < sizeof(pri) - 1 ? n :
+	    sizeof(pri) - 1) == 0;
+}
+
+/* A field the upgrade does not carry over into HTTP/2. */
+static int
+upgrade_only(const struct header *f)
+{
+	static const char *const names[] = { "Connection", "Upgrade",
+	    "HTTP2-Settings", "Keep-Alive", "TE", "Transfer-Encoding",
+	    "Proxy-Connection" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == f->h_name_len &&
+		    strncasecmp(f->h_name, names[i], f->h_name_len) == 0)
+			return 1;
+	return 0;
+}
+
+/* HTTP2-Settings, base64url (RFC 7540 3.2.1) into buf.  Its length, or -1. */
+static ssize_t
+settings_decode(const char *v, char *buf, size_t n)
+{
+	char b64[512];
+	size_t i;
+
+	for (i = 0; v[i] != '\0'; i++) {
+		if (i + 1 >= sizeof(b64))
+			return -1;
+		b64[i] = v[i] == '-' ? '+' : v[i] == '_' ? '/' : v[i];
+	}
+	b64[i] = '\0';
+	return base64_decode(b64, buf, n);
+}
+
+int
+h2_upgrade(struct conn *c, struct request *r, size_t headlen)
+{
+	static const char ok[] = "HTTP/1.1 101 Switching Protocols\r\n"
+	    "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
+	const char *up = NULL, *set = NULL;
+	char sets[384];
+	struct list_item li;
+	struct h2s *s;
+	struct h2 *h;
+	ssize_t sn;
+	int i;
+
+	/* a request with a body would have to be read whole first */
+	if (conn_secure(c) || r->req_minor != 1 || r->req_clen > 0 ||
+	    r->req_chunked)
+		return 0;
+	for (i = 0; i < r->req_nhdrs; i++)
+		if (r->req_hdrs[i].h_name_len == 7 &&
+		    strncasecmp(r->req_hdrs[i].h_name, "Upgrade", 7) == 0)
+			up = r->req_hdrs[i].h_value;
+		else if (r->req_hdrs[i].h_name_len == 14 &&
+		    strncasecmp(r->req_hdrs[i].h_name, "HTTP2-Settings", 14) == 0)
+			set = r->req_hdrs[i].h_value;
+	if (up == NULL || set == NULL ||
+	    (sn = settings_decode(set, sets, sizeof(sets))) < 0)
+		return 0;
+	for (i = 0; !i && list_next(&up, &li); )
+		i = li.li_len == 3 && strncasecmp(li.li_name, "h2c", 3) == 0;
+	if (!i || (h = h2_start(c)) == NULL)
+		return 0;
+	if (nghttp2_session_upgrade2(h->h_ses, (const uint8_t *)sets,
+	    (size_t)sn, r->req_method == M_HEAD, NULL) != 0 ||
+	    (s = h2s_new(h, 1)) == NULL) {
+		h2_free(c);
+		return 0;
+	}
+	(void)nghttp2_session_set_stream_user_data(h->h_ses, 1, s);
+	h->h_fail = conn_write(c, ok, sizeof(ok) - 1) == -1;
+	/* the request, as stream 1 */
+	h2s_field(s, ":method", 7, r->req_line, r->req_method_len);
+	h2s_field(s, ":path", 5, r->req_target, r->req_target_len);
+	for (i = 0; i < r->req_nhdrs; i++)
+		if (!upgrade_only(&r->req_hdrs[i]))
+			h2s_field(s, r->req_hdrs[i].h_name,
+			    r->req_hdrs[i].h_name_len, r->req_hdrs[i].h_value,
+			    strlen(r->req_hdrs[i].h_value));
+	h2s_ready(h, s, 0);
+	/* the client's preface may have come behind the request */
+	c->c_len -= headlen;
+	memmove(c->c_buf, c->c_buf + headlen, c->c_len);
+	c->c_proto = &h2_protocol;
+	return 1;
+}
+
+/* --- start-up -------------------------------------------------------------- */
+
+int
+h2_init(void)
+{
+	nghttp2_session_callbacks *cb;
+
+	if (nghttp2_session_callbacks_new(&cb) != 0 ||
+	    nghttp2_option_new(&options) != 0)
+		return -1;
+	nghttp2_session_callbacks_set_send_callback(cb, h2_send);
+	nghttp2_session_callbacks_set_send_data_callback(cb, h2_send_data);
+	nghttp2_session_callbacks_set_on_begin_frame_callback(cb, h2_begin_frame);
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, h2_begin);
+	nghttp2_session_callbacks_set_on_header_callback(cb, h2_header);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, h2_frame);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, h2_data);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb,
+	    h2_stream_close);
+	callbacks = cb;
+	/* request bodies are acknowledged as their threads read them */
+	nghttp2_option_set_no_auto_window_update(options, 1);
+	nghttp2_option_set_max_outbound_ack(options, CONFIG_HTTP2_MAX_CONTROL);
+	return 0;
+}
+
+const char *
+h2_library(void)
+{
+	return nghttp2_version(0)->version_str;
+}
+
+const struct protocol h2_protocol = {
+	.p_serve = h2_serve,
+	.p_respond = h2_respond,
+	.p_interim = h2_interim,
+};
