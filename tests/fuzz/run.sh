@@ -134,9 +134,11 @@ run() {
 failed=0 built=''
 for n in "$@"; do
 	src=tests/fuzz/$n.c
+	# the libraries a harness names in a " * libs: " line of its comment
+	libs=$(sed -n 's/^ \* libs: //p' "$src" 2>/dev/null)
 	# shellcheck disable=SC2086
 	if [ -f "$src" ] && "$CC" $CFLAGS $CPPFLAGS -o "$OUT/$n" "$src" tests/fuzz/stubs.c \
-	    > "$OUT/$n.build.log" 2>&1; then
+	    $libs > "$OUT/$n.build.log" 2>&1; then
 		built="$built $n"
 	else
 		echo "fuzz $n: FAILED to build (see $OUT/$n.build.log)"

@@ -16,6 +16,7 @@
 
 WEAK struct settings settings;
 WEAK __thread int server_turn;
+WEAK int server_stop;
 
 WEAK int server_yield_turn(void) { UNREACHED(); }
 WEAK int server_shed_idle(void) { UNREACHED(); }
@@ -26,6 +27,9 @@ WEAK int conn_copyfile(struct conn *c, int fd, off_t off, off_t n)
 WEAK ssize_t body_read(struct conn *c, struct body *b, char *p, size_t n)
     { (void)c; (void)b; (void)p; (void)n; UNREACHED(); }
 WEAK int body_pending(const struct body *b) { (void)b; UNREACHED(); }
+WEAK int body_start(struct conn *c, struct request *r, struct body *b,
+    long long m) { (void)c; (void)r; (void)b; (void)m; UNREACHED(); }
+WEAK void file_cache_flush(void) { UNREACHED(); }
 WEAK int file_serve(struct conn *c, struct request *r, struct reply *rp)
     { (void)c; (void)r; (void)rp; UNREACHED(); }
 WEAK int cgi_below(const char *p, ssize_t n) { (void)p; (void)n; UNREACHED(); }

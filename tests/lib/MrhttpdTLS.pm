@@ -26,7 +26,8 @@ use POSIX ();
 use Time::HiRes qw(time);
 use MrhttpdTest qw(run_cmd slurp spew);
 
-our @EXPORT = qw(tls_pki tls_conf tls_port curl_tls s_client client_hello);
+our @EXPORT = qw(tls_pki tls_conf tls_port curl_tls s_client client_hello
+	chromium);
 
 # tls_pki(): { dir, ca, ec_crt, ec_key, rsa_crt, rsa_key, other_key }, or
 # undef (with the reason in $@) when openssl cannot make them.
@@ -156,6 +157,30 @@ sub client_hello {
 	kill 'TERM', $pid;
 	waitpid($pid, 0);
 	return $hello;
+}
+
+# chromium($pki): headless Chromium that trusts the test CA, in a home of
+# its own (Chromium trusts what the NSS database in $HOME holds).
+# Returns { cmd => [argv], home => dir, error => certutil's complaint or
+# undef } to run with $ENV{HOME} = home, or a string when a program is
+# missing (the caller skips).
+sub chromium {
+	my ($p) = @_;
+	my $bin = MrhttpdTest::find_prog('chromium')
+		// MrhttpdTest::find_prog('chromium-browser');
+	return 'chromium is not installed (apt-get install chromium)' unless $bin;
+	return 'certutil is not installed (apt-get install libnss3-tools)'
+		unless MrhttpdTest::find_prog('certutil');
+	my $home = File::Temp::tempdir(CLEANUP => 1);
+	make_path("$home/.pki/nssdb");
+	my ($rc, $out) = run_cmd('certutil', '-d', "sql:$home/.pki/nssdb",
+		'-N', '--empty-password');
+	($rc, $out) = run_cmd('certutil', '-d', "sql:$home/.pki/nssdb", '-A',
+		'-t', 'C,,', '-n', 'mrhttpd-test', '-i', $p->{ca}) if $rc == 0;
+	return { home => $home, error => $rc != 0 ? $out : undef, cmd => ['timeout', '120', $bin, '--headless',
+		'--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+		'--no-first-run', "--user-data-dir=$home/ud",
+		'--window-size=900,700'] };
 }
 
 1;

@@ -22,26 +22,13 @@ my $sport = tls_port();
 $t->run({}, '-s', $sport);
 
 SKIP: {
-	my $chromium = MrhttpdTest::find_prog('chromium')
-		// MrhttpdTest::find_prog('chromium-browser');
-	skip 'chromium is not installed (apt-get install chromium)', 4
-		unless $chromium;
-	skip 'certutil is not installed (apt-get install libnss3-tools)', 4
-		unless MrhttpdTest::find_prog('certutil');
-	# Chromium trusts what the NSS database in $HOME holds: a home of
-	# our own, with the test CA in it
-	my $home = tempdir(CLEANUP => 1);
-	mkdir "$home/.pki";
-	mkdir "$home/.pki/nssdb";
-	my ($rc, $out) = run_cmd('certutil', '-d', "sql:$home/.pki/nssdb",
-		'-N', '--empty-password');
-	($rc, $out) = run_cmd('certutil', '-d', "sql:$home/.pki/nssdb", '-A',
-		'-t', 'C,,', '-n', 'mrhttpd-test', '-i', $pki->{ca}) if $rc == 0;
-	is($rc, 0, 'the test CA is trusted in a fresh NSS database') or diag($out);
+	my $ch = chromium($pki);
+	skip $ch, 4 unless ref $ch;
+	ok(!$ch->{error}, 'the test CA is trusted in a fresh NSS database')
+		or diag($ch->{error});
+	my ($home, @cmd) = ($ch->{home}, @{ $ch->{cmd} });
 	local $ENV{HOME} = $home;
-	my @cmd = ('timeout', '120', $chromium, '--headless', '--no-sandbox',
-		'--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-		"--user-data-dir=$home/ud", '--window-size=900,700');
+	my $rc;
 	my $url = "https://localhost:$sport/share/";
 	($rc) = run_cmd({ stdout => "$home/dom.html", stderr => "$home/err" },
 		@cmd, '--dump-dom', $url);
