@@ -88,6 +88,8 @@ struct h2s {
 	int		 s_resume;	/* posted: a piece is there */
 	int		 s_interim;	/* posted: 100 Continue */
 	int		 s_sent;	/* the whole body is out */
+	int		 s_dead;	/* its thread gave up: no source */
+	int		 s_inflight;	/* a no-copy frame is being sent */
 	int		 s_done;	/* the thread has ended */
 	size_t		 s_ack;		/* body bytes read, to acknowledge */
 	char		*s_in;		/* the request body as it comes */
@@ -398,6 +400,8 @@ h2s_take(struct h2 *h, struct h2s *s, uint8_t *buf, size_t len,
 {
 	ssize_t n, got;
 
+	if (s->s_dead)		/* its thread gave up: reset */
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	if (s->s_left == 0 && s->s_src == B_PIECE && !s->s_last)
 		return NGHTTP2_ERR_DEFERRED;	/* resumed by the next piece */
 	n = s->s_left < (long long)len ? (ssize_t)s->s_left : (ssize_t)len;
@@ -408,8 +412,9 @@ h2s_take(struct h2 *h, struct h2s *s, uint8_t *buf, size_t len,
 		s->s_p += n;
 		break;
 	case B_FD:
-		if (h2_nocopy(h)) {
+		if (h2_nocopy(h)) {	/* h2_send_data sends it */
 			*flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+			s->s_inflight = 1;
 			break;
 		}
 		do
@@ -514,13 +519,15 @@ h2_send_data(nghttp2_session *ses, nghttp2_frame *f, const uint8_t *hd,
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
 	}
 	s->s_off += (off_t)len;
-	if (s->s_left == 0) {
-		if (s->s_thread)
-			pthread_mutex_lock(&h->h_lock);
+	if (s->s_thread)
+		pthread_mutex_lock(&h->h_lock);
+	s->s_inflight = 0;
+	if (s->s_left == 0)
 		h2s_sent(s);
-		if (s->s_thread)
-			pthread_mutex_unlock(&h->h_lock);
-	}
+	else if (s->s_thread)	/* progress: a waiting thread sees it */
+		pthread_cond_signal(&s->s_cond);
+	if (s->s_thread)
+		pthread_mutex_unlock(&h->h_lock);
 	return 0;
 }
 
@@ -709,6 +716,54 @@ h2_interim(struct conn *c, struct request *r, int status, int flags)
 
 /* --- streams on threads of their own -------------------------------------- */
 
+/* *t, ms from now on the clock the stream conditions use. */
+static void
+abstime(struct timespec *t, long long ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += (time_t)(ms / 1000);
+	if ((t->tv_nsec += (long)(ms % 1000) * 1000000L) >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+static int submitted(const struct h2s *s) { return s->s_rs == NULL; }
+static int sent(const struct h2s *s) { return s->s_sent; }
+static int taken(const struct h2s *s)
+{
+	return s->s_left == 0 && (!s->s_last || s->s_sent);
+}
+
+/*
+ * A thread waits for the driver (h_lock held) until done(s).  Returns 0,
+ * or -1 when the stream closed first, or when its body moved no byte for
+ * HTTP2_IDLE_TIMEOUT (a client holding the window at zero): then the
+ * stream loses its source, which is the handler's and goes with it, and
+ * the driver resets it.
+ */
+static int
+h2s_await(struct h2s *s, int (*done)(const struct h2s *))
+{
+	struct timespec t;
+	long long seen = -1;
+
+	while (!done(s) && !s->s_closed) {
+		if (seen != s->s_bytes) {
+			seen = s->s_bytes;
+			abstime(&t, CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL);
+		}
+		if (pthread_cond_timedwait(&s->s_cond, &s->s_h2->h_lock, &t) ==
+		    ETIMEDOUT && seen == s->s_bytes && !s->s_inflight)
+			break;
+	}
+	if (done(s))
+		return 0;
+	s->s_dead = 1;
+	s->s_src = B_NONE;
+	return -1;
+}
+
 /*
  * A thread's response: handed to the driver, which submits it; then its
  * body, which the driver takes from the handler's memory, descriptor or
@@ -730,8 +785,7 @@ h2_post(struct h2s *s, struct reply *rp, struct response *rs, int body)
 		s->s_rs = rs;
 		s->s_data = body;
 		h2_wake(h);
-		while (s->s_rs != NULL && !s->s_closed)
-			pthread_cond_wait(&s->s_cond, &h->h_lock);
+		(void)h2s_await(s, submitted);
 	}
 	s->s_rs = NULL;
 	pthread_mutex_unlock(&h->h_lock);
@@ -745,9 +799,7 @@ h2_post(struct h2s *s, struct reply *rp, struct response *rs, int body)
 		return rc != 0 || st.st_err || st.st_left > 0 ? -1 : 0;
 	}
 	pthread_mutex_lock(&h->h_lock);
-	while (!s->s_sent && !s->s_closed)
-		pthread_cond_wait(&s->s_cond, &h->h_lock);
-	rc = s->s_sent ? 0 : -1;
+	rc = h2s_await(s, sent);
 	pthread_mutex_unlock(&h->h_lock);
 	rp->rp_bytes = rc == 0 && body ? rs->rs_len : 0;
 	return rc;
@@ -775,9 +827,7 @@ h2_put(struct stream *st, const char *p, size_t n, int last)
 		s->s_last = last;
 		s->s_resume = 1;
 		h2_wake(h);
-		while (!s->s_closed && (s->s_left > 0 || (last && !s->s_sent)))
-			pthread_cond_wait(&s->s_cond, &h->h_lock);
-		fail = s->s_left > 0 || (last && !s->s_sent);
+		fail = h2s_await(s, taken);
 	}
 	pthread_mutex_unlock(&h->h_lock);
 	if (fail) {
@@ -986,12 +1036,7 @@ h2s_wait(struct conn *c, short events, int ms)
 
 	if (!(events & POLLIN))
 		return -1;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += ms / 1000;
-	if ((t.tv_nsec += (long)(ms % 1000) * 1000000L) >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
+	abstime(&t, ms);
 	pthread_mutex_lock(&h->h_lock);
 	while (!h2s_ready_locked(s) &&
 	    pthread_cond_timedwait(&s->s_cond, &h->h_lock, &t) == 0)
@@ -1197,6 +1242,7 @@ h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
 	struct h2 *h = arg;
 	struct h2s *s = nghttp2_session_get_stream_user_data(ses, id);
 	size_t unread;
+	int gone;
 
 	(void)err;
 	if (s == NULL)
@@ -1208,12 +1254,14 @@ h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
 	s->s_in_pos = s->s_in_len = s->s_ack = 0;
 	if (s->s_thread)
 		pthread_cond_signal(&s->s_cond);
+	/* a thread still running frees nothing: h2_posts does, after it */
+	gone = !s->s_queued && (!s->s_thread || s->s_done == 2);
 	pthread_mutex_unlock(&h->h_lock);
 	if (unread > 0)
 		(void)nghttp2_session_consume_connection(ses, unread);
 	if (!s->s_thread)
 		h2s_release(s);
-	if (!s->s_queued && (!s->s_thread || s->s_done == 2))
+	if (gone)
 		h2s_free(s);
 	return 0;
 }
@@ -1358,9 +1406,11 @@ h2_end(struct conn *c)
 }
 
 /*
- * Waits for input, or for a stream's thread, up to HTTP2_IDLE_TIMEOUT.
- * Returns 0 on time-out.  The driver has handed the turn on already
- * (h2s_spawn).
+ * Waits for input, or for a stream's thread.  The driver has handed the
+ * turn on already (h2s_spawn).  No time-out: a thread's every wait is
+ * bounded (CGI_TIMEOUT, REQUEST_TIMEOUT for a body, HTTP2_IDLE_TIMEOUT
+ * for a body that does not move), and once none runs the connection is
+ * parked, where the sweep applies HTTP2_IDLE_TIMEOUT.
  */
 static int
 h2_wait(struct h2 *h, struct conn *c, int eof)
@@ -1374,10 +1424,10 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
 
 	if (!eof && conn_pending(c))
 		return 1;
-	r = poll(p, 2, CONFIG_HTTP2_IDLE_TIMEOUT * 1000);
+	r = poll(p, 2, -1);
 	if (r > 0 && (p[1].revents & POLLIN))
 		(void)!read(h->h_efd, &v, sizeof(v));
-	return r != 0;
+	return r;
 }
 
 /*
@@ -1435,11 +1485,7 @@ h2_serve(struct conn *c)
 				return 1;
 			}
 		}
-		if (!h2_wait(h, c, eof) && !h->h_goaway) {
-			(void)nghttp2_session_terminate_session(h->h_ses,
-			    NGHTTP2_NO_ERROR);
-			h->h_goaway = 1;
-		}
+		(void)h2_wait(h, c, eof);
 	}
 	h->h_out = NULL;
 	eof = eof || h->h_fail;
