@@ -268,12 +268,16 @@ size:
 	@sh extra/size.sh
 
 # make bench: mrhttpd side by side with nginx and lighttpd (doc/PERFORMANCE.md),
-# over HTTP, then over HTTPS (make bench-tls alone)
+# over HTTP, then over HTTPS (make bench-tls alone), then HTTP/2 beside
+# nghttpd, h2o and nginx (make bench-h2 alone)
 bench:
-	@sh extra/bench.sh && perl extra/bench-tls.pl
+	@sh extra/bench.sh && perl extra/bench-tls.pl && perl extra/bench-h2.pl
 
 bench-tls:
 	@perl extra/bench-tls.pl
+
+bench-h2:
+	@perl extra/bench-h2.pl
 
 # make cost: callgrind instructions and strace system calls per request, for
 # comparing two trees (extra/cost.sh OTHER-TREE for the other one)
@@ -302,5 +306,5 @@ clean:
 	rm -f src/*.o src/mrhttpd src/config.h src/config.mk
 	rm -rf build tests/build
 
-.PHONY: mbedtls bench-tls all run check check-deps check-native check-sanitize check-cross test \
+.PHONY: mbedtls nghttp2 bench-tls bench-h2 all run check check-deps check-native check-sanitize check-cross test \
 	check-tsan matrix size bench cost install uninstall clean fuzz check-fuzz

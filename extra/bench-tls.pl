@@ -23,9 +23,11 @@ use warnings;
 
 use Cwd qw(getcwd);
 use File::Path qw(make_path remove_tree);
-use IO::Socket::INET;
-use POSIX qw(:sys_wait_h);
+use POSIX ();
 use Time::HiRes qw(time sleep);
+use FindBin;
+use lib $FindBin::Bin;
+use Bench;
 
 chdir((__FILE__ =~ m{^(.*)/} ? $1 : '.') . '/..') or die "chdir: $!\n";
 my $root = getcwd();
@@ -36,13 +38,9 @@ my $scpu = $ENV{BENCH_SERVER_CPU} // 0;
 my $ccpu = $ENV{BENCH_CLIENT_CPU} // 1;
 my $D = "$root/" . ($ENV{BENCH_DIR} // 'build/bench') . '/tls';
 my $doc = "$D/htdocs";
-my $hz = POSIX::sysconf(POSIX::_SC_CLK_TCK()) || 100;
-my @started;
 $ENV{PATH} .= ':/usr/sbin:/sbin';
 
 sub say { print "bench-tls: @_\n" }
-sub have { my ($p) = @_; return grep { -x "$_/$p" } split /:/, $ENV{PATH} }
-sub sh { my $rc = system(@_); return $rc == 0 }
 
 # as root on Debian, what is missing is installed (MRHTTPD_NO_INSTALL=1: not)
 system('sh', 'tests/install-deps.sh', qw(openssl wrk util-linux libmbedtls-dev
@@ -84,12 +82,6 @@ sub build {
 my %bin = (ec => build('ec'), rsa => build('rsa'));
 
 # --- servers ---------------------------------------------------------------------
-sub free_port {
-	my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1',
-		LocalPort => 0) or die "socket: $@\n";
-	return $s->sockport;
-}
-
 sub conf_file {
 	my ($name, $kind, $port, $dir) = @_;
 	my ($crt, $key) = ("$D/pki/$kind.crt", "$D/pki/$kind.key");
@@ -110,31 +102,7 @@ ssl.pemfile = "$crt"
 ssl.privkey = "$key"
 EOF
 	} else {
-		my $user = $> == 0 ? 'user root;' : '';
-		print $c <<EOF;
-$user
-worker_processes 1;
-daemon off;
-pid $dir/nginx.pid;
-error_log $dir/error.log error;
-events { worker_connections 4096; }
-http {
-	access_log off;
-	sendfile on;
-	keepalive_requests 1000000000;
-	keepalive_timeout 15s;
-	client_body_temp_path $dir; proxy_temp_path $dir; fastcgi_temp_path $dir;
-	uwsgi_temp_path $dir; scgi_temp_path $dir;
-	server {
-		listen 127.0.0.1:$port ssl backlog=4096;
-		ssl_certificate $crt;
-		ssl_certificate_key $key;
-		ssl_protocols TLSv1.2;
-		ssl_session_tickets on;
-		root $doc;
-	}
-}
-EOF
+		print $c nginx_conf($dir, $doc, $crt, $key, "$port ssl");
 	}
 	close $c;
 	return $f;
@@ -159,47 +127,10 @@ sub start {
 		return () unless have('nginx');
 		@cmd = ('nginx', '-c', conf_file($name, $kind, $port, $dir));
 	}
-	my $pid = fork() // die "fork: $!\n";
-	if ($pid == 0) {
-		open STDIN, '<', '/dev/null';
-		open STDOUT, '>', "$dir/out.log";
-		open STDERR, '>&', \*STDOUT;
-		exec('taskset', '-c', $scpu, @cmd) or POSIX::_exit(127);
-	}
-	push @started, $pid;
-	for (1 .. 100) {
-		return ($pid, $port) if IO::Socket::INET->new(PeerAddr => '127.0.0.1',
-			PeerPort => $port);
-		last if waitpid($pid, WNOHANG) == $pid;
-		sleep 0.1;
-	}
+	my $pid = launch($scpu, $port, "$dir/out.log", @cmd);
+	return ($pid, $port) if $pid;
 	say("$name ($kind) did not start: " . `cat $dir/out.log`);
-	stop($pid);
 	return ();
-}
-
-sub stop {
-	my ($pid) = @_;
-	kill 'TERM', $pid;
-	for (1 .. 80) { last if waitpid($pid, WNOHANG) == $pid; sleep 0.1 }
-	kill 'KILL', $pid;
-	waitpid($pid, 0);
-	@started = grep { $_ != $pid } @started;
-}
-END { stop($_) for @started }
-
-# CPU ticks of a server and its children (nginx's worker)
-sub cpu {
-	my ($pid) = @_;
-	my $t = 0;
-	for my $st (glob('/proc/[0-9]*/stat')) {
-		open my $f, '<', $st or next;
-		my $l = <$f> // next;
-		$l =~ s/^.*\) //;
-		my @f = split ' ', $l;
-		$t += $f[11] + $f[12] if $st eq "/proc/$pid/stat" || $f[1] == $pid;
-	}
-	return $t;
 }
 
 # --- the runs ----------------------------------------------------------------------
@@ -253,7 +184,7 @@ for my $rep (1 .. $repeat) {
 			for my $r (grep { $_->[1] eq $kind } @runs) {
 				my $c0 = cpu($pid);
 				my ($n, $rate) = run_client($r->[0], $port);
-				my $us = $n ? (cpu($pid) - $c0) / $hz * 1e6 / $n : 0;
+				my $us = $n ? (cpu($pid) - $c0) * 1e6 / $n : 0;
 				push @{ $res{$r->[0]}{$name} }, [$rate, $us];
 			}
 			stop($pid);
@@ -262,10 +193,6 @@ for my $rep (1 .. $repeat) {
 }
 
 # --- report --------------------------------------------------------------------------
-sub median {
-	my @s = sort { $a->[0] <=> $b->[0] } @_;
-	return $s[$#s / 2];
-}
 my @lines = ('| run | unit | ' . join(' | ', @servers) . ' | mrhttpd / lighttpd | mrhttpd / nginx |',
 	'|---|---|' . ('---|' x (@servers + 2)));
 open my $csv, '>', "$D/../tls.csv" or die;

@@ -2,7 +2,7 @@
 # memusage.pl - memory of a running mrhttpd: idle, and per open keep-alive
 # connection.
 #
-# usage: extra/memusage.pl [-n CONNECTIONS] [-s BYTES] [-t] [-q] BINARY
+# usage: extra/memusage.pl [-n CONNECTIONS] [-s BYTES] [-t] [-2] [-q] BINARY
 #
 # Starts BINARY in the foreground on a free port of 127.0.0.1 with a
 # temporary document root, and reads VmRSS and VmHWM from /proc/PID/status:
@@ -21,6 +21,8 @@
 # -t: BINARY is a TLS=1 build (its certificate compiled in), and the
 # connections are HTTPS ones, each an openssl s_client kept running
 # (default 100 of them).
+# -2: BINARY is an HTTP2=1 build, and each connection speaks HTTP/2: the
+# preface, then the GET as stream 1 (over TLS too, with -t: ALPN h2).
 # -q prints key=value lines for scripts (extra/size.sh) instead of a table.
 # The numbers are the kernel's, in KiB, as /proc/PID/status gives them.
 
@@ -33,11 +35,14 @@ use IPC::Open2 qw(open2);
 use IO::Socket::IP;
 use POSIX qw(WNOHANG);
 use Time::HiRes qw(time sleep);
+use FindBin;
+use lib "$FindBin::Bin/../tests/lib";
+use MrhttpdH2 qw(h2_preface h2_settings h2_headers);
 
 my @args = @ARGV;	# for the re-exec below
 my %opt;
-getopts('n:qs:t', \%opt) && @ARGV == 1
-	or die "usage: $0 [-n CONNECTIONS] [-s BYTES] [-t] [-q] BINARY\n";
+getopts('n:qs:t2', \%opt) && @ARGV == 1
+	or die "usage: $0 [-n CONNECTIONS] [-s BYTES] [-t] [-2] [-q] BINARY\n";
 my $bin = $ARGV[0];
 my $n = $opt{n} // ($opt{t} ? 100 : 1000);
 my $bytes = $opt{s} // 100;
@@ -97,14 +102,23 @@ my %idle = status($pid);
 
 my @conns;
 my $req = "GET /a.txt HTTP/1.1\r\nHost: localhost\r\n\r\n";
+# HTTP/2: the reply is complete with stream 1's DATA frame that ends it
+# (a 9-byte header: length, type 0, flags with END_STREAM, stream 1)
+my $done = qr/\r\n\r\nx{$bytes}/;
+if ($opt{2}) {
+	$req = h2_preface() . h2_settings() . h2_headers(1, '/a.txt');
+	$done = qr/\x00\x00.\x00[\x01\x09]\x00\x00\x00\x01x{$bytes}/s;
+}
 for my $i (1 .. $n) {
 	if ($opt{t}) {	# HTTPS: an s_client per connection, left running
 		my $cpid = open2(my $out, my $in, 'sh', '-c', 'exec openssl '
-			. "s_client -quiet -connect 127.0.0.1:$tls[1] 2>/dev/null");
+			. "s_client -quiet -connect 127.0.0.1:$tls[1] "
+			. ($opt{2} ? '-alpn h2 ' : '') . '2>/dev/null');
+		binmode $_ for $in, $out;
 		print $in $req;
 		$in->flush;
 		my $buf = '';
-		while ($buf !~ /\r\n\r\nx{$bytes}/) {
+		while ($buf !~ $done) {
 			my $r = sysread($out, $buf, 4096, length $buf);
 			die "$0: TLS connection $i closed or failed\n" unless $r;
 		}
@@ -118,11 +132,11 @@ for my $i (1 .. $n) {
 		LocalHost => $from, Timeout => 5) or die "$0: connection $i: $@\n";
 	syswrite($s, $req) == length $req or die "$0: send $i: $!\n";
 	my $buf = '';
-	while (($buf =~ /\r\n\r\n/g ? length($buf) - pos($buf) : -1) < $bytes) {
+	while ($buf !~ $done) {
 		my $r = sysread($s, $buf, 4096, length $buf);
 		die "$0: connection $i closed or failed\n" unless $r;
 	}
-	$buf =~ /^HTTP\/1\.1 200 /
+	$opt{2} || $buf =~ /^HTTP\/1\.1 200 /
 		or die "$0: connection $i: unexpected reply: "
 		. substr($buf, 0, 40) . "\n";
 	push @conns, $s;

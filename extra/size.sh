@@ -11,7 +11,8 @@
 # and, for comparison, the same two with the default flags (-O2).  Then it
 # runs extra/memusage.pl on the musl binary for idle RSS and RSS per idle
 # keep-alive connection.  Then the same for the shipped configuration with
-# TLS=1 (musl static, mbed TLS from Debian's source package).  Prints one line per figure against its budget.
+# TLS=1, HTTP2=1 and both (musl static, mbed TLS and nghttp2 from Debian's
+# source packages).  Prints one line per figure against its budget.
 # Exits 0 even when a budget is exceeded (it reports); SIZE_STRICT=1
 # makes that an exit status of 1.  Sizes are bytes of the stripped file;
 # RSS is kB as /proc/PID/status counts it.
@@ -133,20 +134,37 @@ tls_conf() {
 		cp "$dir/tls.conf.new" "$dir/tls.conf"
 	[ -s "$dir/key.pem" ]
 }
-if [ $have_musl = 1 ] && command -v openssl >/dev/null 2>&1 && tls_conf &&
-    build musl-tls "$OUT/tls/tls.conf" SIZE=1 CC=musl-gcc LDFLAGS=-static; then
-	printf '%-58s %9s bytes\n' "(e) mrhttpd.conf + TLS=1, musl static, stripped" \
-	    "$(bytes "$OUT/musl-tls/mrhttpd.stripped")"
-	where "$OUT/musl-tls/mrhttpd"
-	if mem=$(perl extra/memusage.pl -q -t "$OUT/musl-tls/mrhttpd.stripped"); then
-		get() { echo "$mem" | sed -n "s/^$1=//p"; }
-		printf '%-58s %9s kB\n' "(f) idle RSS of (e)" "$(get idle_rss_kb)"
-		printf '%-58s %9s kB\n' \
-		    "(g) RSS per idle keep-alive HTTPS connection, of $(get conns)" \
-		    "$(get per_conn_kb)"
+# option NAME CONF WHAT MEMFLAGS L1 L2 L3: an optional part's figures, the
+# shipped configuration with it on, musl static: size, idle RSS, RSS per
+# idle connection (memusage.pl with MEMFLAGS).
+option() {
+	if ! build "musl-$1" "$2" SIZE=1 CC=musl-gcc LDFLAGS=-static; then
+		echo "size: the $3 build failed (its log: $OUT/musl-$1/build.log)"
+		return 0
 	fi
+	printf '%-58s %9s bytes\n' "($5) mrhttpd.conf + $3, musl static, stripped" \
+	    "$(bytes "$OUT/musl-$1/mrhttpd.stripped")"
+	where "$OUT/musl-$1/mrhttpd"
+	# shellcheck disable=SC2086
+	if mem=$(perl extra/memusage.pl -q $4 "$OUT/musl-$1/mrhttpd.stripped"); then
+		get() { echo "$mem" | sed -n "s/^$1=//p"; }
+		printf '%-58s %9s kB\n' "($6) idle RSS of ($5)" "$(get idle_rss_kb)"
+		printf '%-58s %9s kB\n' \
+		    "($7) RSS per idle connection, of $(get conns)" "$(get per_conn_kb)"
+	fi
+}
+if [ $have_musl = 1 ] && command -v openssl >/dev/null 2>&1 && tls_conf; then
+	option tls "$OUT/tls/tls.conf" "TLS=1" -t e f g
+	{ cat mrhttpd.conf; printf '\nHTTP2=1\n'; } > "$OUT/tls/h2.conf.new"
+	cmp -s "$OUT/tls/h2.conf.new" "$OUT/tls/h2.conf" ||
+		cp "$OUT/tls/h2.conf.new" "$OUT/tls/h2.conf"
+	option h2 "$OUT/tls/h2.conf" "HTTP2=1" -2 h i j
+	{ cat "$OUT/tls/tls.conf"; printf 'HTTP2=1\n'; } > "$OUT/tls/h2tls.conf.new"
+	cmp -s "$OUT/tls/h2tls.conf.new" "$OUT/tls/h2tls.conf" ||
+		cp "$OUT/tls/h2tls.conf.new" "$OUT/tls/h2tls.conf"
+	option h2tls "$OUT/tls/h2tls.conf" "TLS=1 HTTP2=1" "-t -2" k l m
 else
-	echo "size: the TLS build was not measured (musl-gcc, openssl, mbed TLS source)"
+	echo "size: the TLS and HTTP/2 builds were not measured (musl-gcc, openssl)"
 fi
 
 if [ $over -gt 0 ]; then
