@@ -531,17 +531,22 @@ h2_send_data(nghttp2_session *ses, nghttp2_frame *f, const uint8_t *hd,
 	return 0;
 }
 
-/* Is this response field one HTTP/2 forbids (RFC 9113 8.2.2)? */
+/* Is this response field one HTTP/2 forbids (RFC 9113 8.2.2)?  n is in
+ * lower case already. */
 static int
 hop_by_hop(const char *n, size_t len)
 {
-	static const char *const names[] = { "connection", "keep-alive",
-	    "proxy-connection", "transfer-encoding", "upgrade" };
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strlen(names[i]) == len && memcmp(n, names[i], len) == 0)
-			return 1;
+	switch (len) {
+	case 7:
+		return memcmp(n, "upgrade", 7) == 0;
+	case 10:
+		return memcmp(n, "connection", 10) == 0 ||
+		    memcmp(n, "keep-alive", 10) == 0;
+	case 16:
+		return memcmp(n, "proxy-connection", 16) == 0;
+	case 17:
+		return memcmp(n, "transfer-encoding", 17) == 0;
+	}
 	return 0;
 }
 

@@ -134,6 +134,9 @@ $r = curl("$base/25.txt");
 is(ver($r), '1.1', 'HTTP/1.1 still on the same port');
 $r = curl("$sbase/25.txt", '--http2');
 ok(ver($r) eq '2' && $r->{body} eq 'x' x 25, 'TLS: ALPN h2');
+$r = curl("$sbase/big.bin", '--http2');
+ok($r->{ver} eq '2' && md5_hex($r->{body}) eq md5_hex($big),
+	'TLS: 1 MiB file (read a frame at a time): every byte');
 $r = curl("$sbase/cgi-bin/env.sh", '--http2', '--data-binary', 'tls');
 like($r->{body}, qr/^PROTO=HTTP\/2\.0 HTTPS=on LEN=3 BODY=tls$/m,
 	'CGI over h2 and TLS: HTTPS=on');
