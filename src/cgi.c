@@ -592,7 +592,7 @@ cgi_pump(struct cgi *g)
 	struct pollfd pfd[4];
 	long long left;
 	ssize_t n;
-	int np, i, sock = conn_socket(g->g_conn);
+	int np, i, sock = conn_watch(g->g_conn);
 
 	while (g->g_out != -1) {
 		if (!g->g_body_done && g->g_inlen == 0 && cgi_feed(g) == -1)

@@ -47,6 +47,7 @@ enum {
 	H2_CHUNK = 1024,	/* more header bytes: malloc'ed, at least this */
 	H2_IN = 65535,		/* a request body's buffer: its window */
 	H2_NV = MAX_HEADERS + 8,
+	H2_THREADS = 8,		/* streams on threads at once, a connection */
 };
 
 /* Where a response body's bytes come from. */
@@ -95,6 +96,7 @@ struct h2s {
 	char		*s_in;		/* the request body as it comes */
 	size_t		 s_in_pos, s_in_len;
 	int		 s_in_end;
+	int		 s_hupw;	/* closed when the stream ends: c_hup */
 	pthread_cond_t	 s_cond;
 	struct request	 s_req;
 	struct conn	 s_conn;	/* what its handler sees */
@@ -109,6 +111,7 @@ struct h2 {
 	struct conn	*h_conn;
 	struct h2s	*h_streams;
 	struct h2s	*h_head, **h_tail;	/* the run queue */
+	struct h2s	*h_later, **h_ltail;	/* waiting for a thread */
 	pthread_mutex_t	 h_lock;
 	int		 h_efd;		/* threads wake the driver; -1: none yet */
 	int		 h_threads;	/* running, under h_lock */
@@ -160,7 +163,9 @@ h2s_new(struct h2 *h, int32_t id)
 	s->s_h2 = h;
 	s->s_id = id;
 	s->s_fd = -1;
+	s->s_hupw = -1;
 	s->s_conn = *h->h_conn;
+	s->s_conn.c_hup = -1;
 	s->s_conn.c_tr = &h2s_transport;
 	s->s_conn.c_proto = &h2_protocol;
 	s->s_conn.c_close = 0;
@@ -174,6 +179,16 @@ h2s_new(struct h2 *h, int32_t id)
 	s->s_prev = &h->h_streams;
 	h->h_streams = s;
 	return s;
+}
+
+/* The stream has ended: a program it runs sees its client gone (the
+ * pipe behind c_hup reports POLLHUP, as a socket would). */
+static void
+h2s_hangup(struct h2s *s)
+{
+	if (s->s_hupw != -1)
+		close(s->s_hupw);
+	s->s_hupw = -1;
 }
 
 /* Lets go of its response body's source. */
@@ -193,7 +208,13 @@ h2s_free(struct h2s *s)
 {
 	struct chunk *k;
 
+	/* nghttp2 may still know the stream (one the session's end closed):
+	 * it must not find it there */
+	(void)nghttp2_session_set_stream_user_data(s->s_h2->h_ses, s->s_id, NULL);
 	h2s_release(s);
+	h2s_hangup(s);
+	if (s->s_conn.c_hup != -1)
+		close(s->s_conn.c_hup);
 	if ((*s->s_prev = s->s_next) != NULL)
 		s->s_next->s_prev = s->s_prev;
 	while ((k = s->s_chunks) != NULL) {
@@ -251,6 +272,35 @@ value_ok(const char *v, size_t n)
 	return 1;
 }
 
+/* A cookie crumb appended to the Cookie field already there.  1 when
+ * done, 0 when it is the first. */
+static int
+h2s_cookie(struct h2s *s, const char *v, size_t vlen)
+{
+	struct request *r = &s->s_req;
+	struct header *h;
+	size_t n;
+	char *j;
+	int i;
+
+	for (i = 0; i < r->req_nhdrs; i++) {
+		h = &r->req_hdrs[i];
+		if (h->h_name_len != 6 || memcmp(h->h_name, "cookie", 6) != 0)
+			continue;
+		n = strlen(h->h_value);
+		if ((j = h2s_alloc(s, n + 2 + vlen)) == NULL) {
+			s->s_status = 400;
+			return 1;
+		}
+		memcpy(j, h->h_value, n);
+		memcpy(j + n, "; ", 2);
+		memcpy(j + n + 2, v, vlen);
+		h->h_value = j;
+		return 1;
+	}
+	return 0;
+}
+
 /* One field of a request's header list.  A refusal is remembered in
  * s_status (the stream is answered with it), never an error of the
  * connection. */
@@ -286,6 +336,10 @@ h2s_field(struct h2s *s, const char *name, size_t nlen, const char *value,
 	}
 	/* :authority stands for Host (RFC 9113 8.3.1) */
 	if (nlen == 4 && strncasecmp(name, "host", 4) == 0 && r->req_host != NULL)
+		return;
+	/* cookie crumbs are one Cookie again, joined with "; " (RFC 9113
+	 * 8.2.3), as a program expects it in HTTP_COOKIE */
+	if (nlen == 6 && memcmp(name, "cookie", 6) == 0 && h2s_cookie(s, v, vlen))
 		return;
 	if (r->req_nhdrs == MAX_HEADERS) {
 		s->s_status = 431;
@@ -408,7 +462,8 @@ h2s_take(struct h2 *h, struct h2s *s, uint8_t *buf, size_t len,
 	switch (s->s_src) {
 	case B_MEM:
 	case B_PIECE:
-		memcpy(buf, s->s_p, (size_t)n);
+		if (n > 0)	/* the last piece may be none (NULL) */
+			memcpy(buf, s->s_p, (size_t)n);
 		s->s_p += n;
 		break;
 	case B_FD:
@@ -798,7 +853,9 @@ h2_post(struct h2s *s, struct reply *rp, struct response *rs, int body)
 		return -1;
 	if (body && rs->rs_src == SRC_STREAM) {
 		rc = rs->rs_stream(rs->rs_arg, &st);
-		if (rc == 0 && !st.st_ended && !st.st_err)
+		/* short of its Content-Length, it must not end cleanly: the
+		 * driver resets it (h2_posts) */
+		if (rc == 0 && !st.st_ended && !st.st_err && st.st_left <= 0)
 			rc = h2_put(&st, NULL, 0, 1);
 		rp->rp_bytes = st.st_bytes;
 		return rc != 0 || st.st_err || st.st_left > 0 ? -1 : 0;
@@ -884,13 +941,33 @@ h2s_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * No one will read the rest of its body: what is buffered gives its window
+ * back to the stream and the connection at once, and what still comes is
+ * dropped as it comes (h2_data).  Without this, a client that goes on
+ * sending a body no one wants would fill the connection's window for the
+ * other streams.
+ */
+static void
+h2s_drop_body(struct h2 *h, struct h2s *s)
+{
+	size_t unread = s->s_in_len - s->s_in_pos + s->s_ack;
+
+	s->s_body = 0;
+	s->s_in_pos = s->s_in_len = s->s_ack = 0;
+	free(s->s_in);
+	s->s_in = NULL;
+	if (unread > 0)
+		(void)nghttp2_session_consume(h->h_ses, s->s_id, unread);
+}
+
 /* Answers a stream at once, without running it: a refusal. */
 static void
 h2s_refuse(struct h2s *s, int status)
 {
 	struct reply rp = { 0 };
 
-	s->s_body = 0;		/* what it sends is dropped */
+	h2s_drop_body(s->s_h2, s);
 	(void)response_error(&s->s_conn, &s->s_req, &rp, status);
 	h2s_log(s, &rp);
 	if (!s->s_answered)
@@ -907,17 +984,28 @@ static void
 h2s_spawn(struct h2 *h, struct h2s *s)
 {
 	pthread_condattr_t ca;
+	int p[2];
 
-	if (server_yield() != 0 ||
-	    (h->h_efd == -1 &&
-	    (h->h_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) ||
-	    __atomic_add_fetch(&threads, 1, __ATOMIC_ACQ_REL) >
-	    CONFIG_MAX_CONNECTIONS) {
-		if (h->h_efd != -1)
-			__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
+	if (h->h_threads >= H2_THREADS) {	/* one connection's share */
+		s->s_queued = 1;
+		s->s_queue = NULL;
+		*h->h_ltail = s;
+		h->h_ltail = &s->s_queue;
+		return;
+	}
+	if (server_yield() != 0 || (h->h_efd == -1 &&
+	    (h->h_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1)) {
 		h2s_refuse(s, 503);
 		return;
 	}
+	if (__atomic_add_fetch(&threads, 1, __ATOMIC_ACQ_REL) >
+	    CONFIG_MAX_CONNECTIONS || pipe2(p, O_CLOEXEC | O_NONBLOCK) == -1) {
+		__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
+		h2s_refuse(s, 503);
+		return;
+	}
+	s->s_conn.c_hup = p[0];
+	s->s_hupw = p[1];
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->s_cond, &ca);
@@ -934,6 +1022,24 @@ h2s_spawn(struct h2 *h, struct h2s *s)
 		s->s_thread = 0;
 		__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
 		h2s_refuse(s, 503);
+	}
+}
+
+/* Streams that waited for a thread of their own get one, in order, as
+ * threads end. */
+static void
+h2_later(struct h2 *h)
+{
+	struct h2s *s;
+
+	while (h->h_threads < H2_THREADS && (s = h->h_later) != NULL) {
+		if ((h->h_later = s->s_queue) == NULL)
+			h->h_ltail = &h->h_later;
+		s->s_queued = 0;
+		if (s->s_closed)	/* reset while it waited */
+			h2s_free(s);
+		else
+			h2s_spawn(h, s);
 	}
 }
 
@@ -977,14 +1083,16 @@ h2_posts(struct h2 *h)
 			continue;
 		s->s_done = 2;		/* its thread is gone */
 		h->h_threads--;
+		h2s_hangup(s);
+		h2s_drop_body(h, s);
 		if (s->s_closed)
 			h2s_free(s);
 		else if (!s->s_sent)	/* it stopped short */
 			(void)nghttp2_submit_rst_stream(h->h_ses,
 			    NGHTTP2_FLAG_NONE, s->s_id, NGHTTP2_INTERNAL_ERROR);
-		/* a body it did not read is dropped as it comes (h2_data) */
 	}
 	pthread_mutex_unlock(&h->h_lock);
+	h2_later(h);
 }
 
 /* --- the stream's transport: its request body --------------------------- */
@@ -1262,6 +1370,7 @@ h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
 	/* a thread still running frees nothing: h2_posts does, after it */
 	gone = !s->s_queued && (!s->s_thread || s->s_done == 2);
 	pthread_mutex_unlock(&h->h_lock);
+	h2s_hangup(s);
 	if (unread > 0)
 		(void)nghttp2_session_consume_connection(ses, unread);
 	if (!s->s_thread)
@@ -1357,6 +1466,7 @@ h2_start(struct conn *c)
 	h->h_conn = c;
 	h->h_efd = -1;
 	h->h_tail = &h->h_head;
+	h->h_ltail = &h->h_later;
 	if (nghttp2_session_server_new2(&h->h_ses, callbacks, h, options) != 0) {
 		free(h);
 		return NULL;
@@ -1374,14 +1484,30 @@ h2_free(struct conn *c)
 {
 	struct h2 *h = c->c_h2;
 
-	nghttp2_session_del(h->h_ses);
 	while (h->h_streams != NULL)
 		h2s_free(h->h_streams);
+	nghttp2_session_del(h->h_ses);
 	if (h->h_efd != -1)
 		close(h->h_efd);
 	pthread_mutex_destroy(&h->h_lock);
 	free(h);
 	c->c_h2 = NULL;
+}
+
+/* The session is over: every stream ends, and its thread is told. */
+static void
+h2_kill(struct h2 *h)
+{
+	struct h2s *s;
+
+	pthread_mutex_lock(&h->h_lock);
+	for (s = h->h_streams; s != NULL; s = s->s_next) {
+		s->s_closed = 1;
+		if (s->s_thread)
+			pthread_cond_signal(&s->s_cond);
+		h2s_hangup(s);
+	}
+	pthread_mutex_unlock(&h->h_lock);
 }
 
 /* The connection ends: its streams' threads are told, and waited for. */
@@ -1390,17 +1516,10 @@ h2_end(struct conn *c)
 {
 	struct h2 *h = c->c_h2;
 	struct pollfd p = { .fd = h->h_efd, .events = POLLIN };
-	struct h2s *s;
 	uint64_t v;
 
 	for (;;) {
-		pthread_mutex_lock(&h->h_lock);
-		for (s = h->h_streams; s != NULL; s = s->s_next) {
-			s->s_closed = 1;
-			if (s->s_thread)
-				pthread_cond_signal(&s->s_cond);
-		}
-		pthread_mutex_unlock(&h->h_lock);
+		h2_kill(h);
 		h2_posts(h);	/* reaps the threads that ended */
 		if (h->h_threads == 0)
 			break;
@@ -1470,9 +1589,13 @@ h2_serve(struct conn *c)
 		}
 		if (nghttp2_session_send(h->h_ses) != 0 || h2_flush(h, 0) == -1)
 			break;
-		if (!nghttp2_session_want_read(h->h_ses) &&
-		    !nghttp2_session_want_write(h->h_ses) && h->h_threads == 0)
-			break;		/* GOAWAY said and done */
+		if (!nghttp2_session_want_read(h->h_ses)) {
+			/* GOAWAY said: what still runs can send nothing */
+			if (h->h_threads > 0)
+				h2_kill(h);
+			else if (!nghttp2_session_want_write(h->h_ses))
+				break;
+		}
 		if (!eof) {
 			if ((n = conn_read(c, c->c_buf, HEAD_MAX)) > 0) {
 				c->c_len = (size_t)n;

@@ -551,8 +551,10 @@ conn_accept(int l)
 			s->s_conn.c_tr = &tls_transport;
 	}
 	s->s_conn.c_proto = &http1_protocol;
-	if (ENABLE_HTTP2)
+	if (ENABLE_HTTP2) {
 		s->s_conn.c_h2 = NULL;
+		s->s_conn.c_hup = -1;
+	}
 	s->s_conn.c_close = 0;
 	s->s_conn.c_fresh = 1;
 	s->s_conn.c_len = 0;

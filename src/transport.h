@@ -76,6 +76,7 @@ struct conn {
 	 */
 	char		*c_buf;
 	struct h2	*c_h2;		/* HTTP/2 session (h2.c), once spoken */
+	int		 c_hup;		/* HTTP/2 stream: see conn_watch(); else -1 */
 };
 
 static inline ssize_t
@@ -144,6 +145,18 @@ static inline int
 conn_socket(const struct conn *c)
 {
 	return c->c_fd;
+}
+
+/*
+ * What to poll for the client's hang-up (POLLHUP, POLLERR; POLLRDHUP
+ * where it is a socket): the socket, or for an HTTP/2 stream a pipe that
+ * h2.c closes when the stream ends (a reset ends one client's request,
+ * not the connection).
+ */
+static inline int
+conn_watch(const struct conn *c)
+{
+	return ENABLE_HTTP2 && c->c_hup != -1 ? c->c_hup : c->c_fd;
 }
 
 #endif

@@ -1,0 +1,152 @@
+#!/usr/bin/perl
+# 82-h2-streams.t - HTTP/2 streams that run on threads of their own (CGI,
+# uploads, anything with a body), against clients that misuse them: a
+# body no one reads must not eat the connection's window; a reset stops
+# the program it started; one connection gets at most 8 such threads at
+# once and the rest wait their turn; a GOAWAY for a protocol error closes
+# the connection even with a program running; a program's output short
+# of its Content-Length is reset, not ended; cookie crumbs reach a
+# program as one Cookie.
+
+use strict;
+use warnings;
+
+use Time::HiRes qw(time sleep);
+use Test::More;
+use MrhttpdTest qw(:DEFAULT slurp);
+use MrhttpdCGI qw(cgi_dir script wait_for children);
+use MrhttpdH2;
+
+my $dir = cgi_dir('h2-82');
+script("$dir/cgi-bin/sleep.sh", <<'EOF');
+#!/bin/sh
+sleep 20
+printf 'Content-Type: text/plain\n\nwoke\n'
+EOF
+script("$dir/cgi-bin/wc.sh", <<'EOF');
+#!/bin/sh
+n=$(wc -c)
+printf 'Content-Type: text/plain\n\n%s\n' $n
+EOF
+script("$dir/cgi-bin/noread.sh", <<'EOF');
+#!/bin/sh
+printf 'Content-Type: text/plain\n\nnot reading\n'
+EOF
+script("$dir/cgi-bin/short.sh", <<'EOF');
+#!/bin/sh
+printf 'Content-Type: text/plain\nContent-Length: 40\n\nonly sixteen b\n'
+EOF
+script("$dir/cgi-bin/cookie.sh", <<'EOF');
+#!/bin/sh
+printf 'Content-Type: text/plain\n\n%s\n' "$HTTP_COOKIE"
+EOF
+
+my $t = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
+	CGI_DIR => "$dir/cgi-bin", HTTP2_IDLE_TIMEOUT => 5 });
+$t->write_file('index.html', "hello\n");
+$t->run;
+my $port = $t->port;
+
+# post(ID, PATH, LENGTH, [END]): a POST's HEADERS, no body yet
+sub post {
+	my ($id, $path, $len, $end) = @_;
+	return h2_frame(H2_HEADERS, 4 | ($end ? 1 : 0), $id, h2_block(
+		':method' => 'POST', ':scheme' => 'http', ':path' => $path,
+		':authority' => 'localhost',
+		defined $len ? ('content-length' => $len) : ()));
+}
+sub data { my ($id, $n, $end) = @_; return h2_frame(H2_DATA, $end ? 1 : 0, $id, 'x' x $n) }
+sub body_of {
+	my ($f, $id) = @_;
+	return join '', map { $_->{payload} }
+		grep { $_->{type} == H2_DATA && $_->{id} == $id } @$f;
+}
+sub ended {
+	my ($id) = @_;
+	return sub { $_[0]{type} == H2_DATA && $_[0]{id} == $id && $_[0]{flags} & 1 };
+}
+sub programs { return scalar grep { $_->[2] =~ /sleep\.sh|sleep 20/ } children($t->pid) }
+
+# --- a body no one reads gives its window back ---------------------------------
+for my $path ('/index.html', '/cgi-bin/noread.sh') {
+	my $c = h2_open($port);
+	# 60,000 bytes in 15 frames: within the stream's window, which the
+	# server does not open again for a body it does not read
+	http_send($c, post(1, $path, 200000) . join('', map { data(1, 4000) } 1 .. 15));
+	# the connection's window comes back (WINDOW_UPDATE on stream 0)
+	my $back = 0;
+	my ($f) = h2_read($c, 10, sub { $_[0]{type} == H2_WINDOW &&
+		$_[0]{id} == 0 && ($back += unpack('N', $_[0]{payload})) >= 60000 });
+	ok($back >= 60000, "a body $path did not read gives the connection "
+		. "its window back ($back bytes)");
+	# so a body that is read, on the same connection, fits: 60,000 more
+	http_send($c, post(3, '/cgi-bin/wc.sh', 60000)
+		. join('', map { data(3, 4000, $_ == 15) } 1 .. 15));
+	($f) = h2_read($c, 10, ended(3));
+	is(body_of($f, 3), "60000\n", '... and the next upload gets through');
+	close $c;
+}
+
+# --- a reset stops the program ----------------------------------------------------
+{
+	my $c = h2_open($port);
+	http_send($c, h2_headers(1, '/cgi-bin/sleep.sh'));
+	ok(wait_for(sub { programs() == 1 }, 5), 'a program runs for stream 1');
+	http_send($c, h2_frame(H2_RST, 0, 1, pack('N', 8)));
+	ok(wait_for(sub { programs() == 0 }, 5),
+		'RST_STREAM: the program is stopped (not left to run 20 s)');
+	close $c;
+}
+
+# --- eight threads a connection; the rest wait -----------------------------------
+{
+	my $c = h2_open($port);
+	http_send($c, join('', map { post(2 * $_ + 1, '/cgi-bin/wc.sh', 3) } 0 .. 19));
+	sleep 1;
+	my $n = grep { $_->[2] =~ /wc\.sh/ } children($t->pid);
+	ok($n <= 8, "20 uploads that send nothing: $n programs at once (at most 8)");
+	http_send($c, join('', map { data(2 * $_ + 1, 3, 1) } 0 .. 19));
+	my $left = 20;
+	my ($f) = h2_read($c, 30, sub { $_[0]{type} == H2_DATA &&
+		$_[0]{flags} & 1 && --$left == 0 });
+	my @done = grep { body_of($f, 2 * $_ + 1) eq "3\n" } 0 .. 19;
+	is(scalar @done, 20, 'then all 20 are answered, in turn');
+	close $c;
+}
+
+# --- a protocol error ends the connection, a program running or not ---------------
+{
+	my $c = h2_open($port);
+	http_send($c, h2_headers(1, '/cgi-bin/sleep.sh'));
+	wait_for(sub { programs() == 1 }, 5);
+	my $t0 = time;
+	http_send($c, h2_frame(H2_WINDOW, 0, 0, pack('N', 0)));	# a 0 increment
+	my ($f, $closed) = h2_read($c, 10);
+	ok(defined h2_goaway($f) && h2_goaway($f) == 1 && $closed && time - $t0 < 5,
+		sprintf('WINDOW_UPDATE of 0: GOAWAY (PROTOCOL_ERROR) and closed in %.1f s',
+		time - $t0));
+	ok(wait_for(sub { programs() == 0 }, 5), '... and its program stopped');
+}
+
+# --- a program's output short of its Content-Length ---------------------------------
+{
+	my $c = h2_open($port);
+	http_send($c, h2_headers(1, '/cgi-bin/short.sh'));
+	my ($f) = h2_read($c, 5, sub { $_[0]{type} == H2_RST ||
+		($_[0]{type} == H2_DATA && $_[0]{flags} & 1) });
+	my ($rst) = grep { $_->{type} == H2_RST && $_->{id} == 1 } @$f;
+	ok($rst && !grep({ $_->{type} == H2_DATA && $_->{flags} & 1 } @$f),
+		'output short of its Content-Length: RST_STREAM, never END_STREAM');
+}
+
+# --- cookie crumbs --------------------------------------------------------------------
+{
+	my $c = h2_open($port);
+	http_send($c, h2_headers(1, '/cgi-bin/cookie.sh', 1, cookie => 'a=1',
+		cookie => 'b=2'));
+	my ($f) = h2_read($c, 5, ended(1));
+	is(body_of($f, 1), "a=1; b=2\n", 'two cookie fields: HTTP_COOKIE "a=1; b=2"');
+}
+
+ok($t->alive, 'the server is still up');
+done_testing();
