@@ -1688,6 +1688,37 @@ settings_decode(const char *v, char *buf, size_t n)
 	return base64_decode(b64, buf, n);
 }
 
+/* Would these SETTINGS be a protocol error (RFC 9113 6.5.2)?  Checked
+ * before the 101: a client whose upgrade cannot work is served HTTP/1.1. */
+static int
+settings_bad(const unsigned char *p, size_t n)
+{
+	uint32_t v;
+
+	if (n % 6 != 0)
+		return 1;
+	for (; n > 0; p += 6, n -= 6) {
+		v = (uint32_t)p[2] << 24 | (uint32_t)p[3] << 16 |
+		    (uint32_t)p[4] << 8 | p[5];
+		switch (p[0] << 8 | p[1]) {
+		case NGHTTP2_SETTINGS_ENABLE_PUSH:
+			if (v > 1)
+				return 1;
+			break;
+		case NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE:
+			if (v > (uint32_t)NGHTTP2_MAX_WINDOW_SIZE)
+				return 1;
+			break;
+		case NGHTTP2_SETTINGS_MAX_FRAME_SIZE:
+			if (v < 16384 ||	/* RFC 9113 6.5.2 */
+			    v > 16777215)
+				return 1;
+			break;
+		}
+	}
+	return 0;
+}
+
 int
 h2_upgrade(struct conn *c, struct request *r, size_t headlen)
 {
@@ -1713,7 +1744,8 @@ h2_upgrade(struct conn *c, struct request *r, size_t headlen)
 		    strncasecmp(r->req_hdrs[i].h_name, "HTTP2-Settings", 14) == 0)
 			set = r->req_hdrs[i].h_value;
 	if (up == NULL || set == NULL ||
-	    (sn = settings_decode(set, sets, sizeof(sets))) < 0)
+	    (sn = settings_decode(set, sets, sizeof(sets))) < 0 ||
+	    settings_bad((const unsigned char *)sets, (size_t)sn))
 		return 0;
 	for (i = 0; !i && list_next(&up, &li); )
 		i = li.li_len == 3 && strncasecmp(li.li_name, "h2c", 3) == 0;

@@ -6,7 +6,7 @@
 # once and the rest wait their turn; a GOAWAY for a protocol error closes
 # the connection even with a program running; a program's output short
 # of its Content-Length is reset, not ended; cookie crumbs reach a
-# program as one Cookie.
+# program as one Cookie; an Upgrade with impossible SETTINGS stays HTTP/1.1.
 
 use strict;
 use warnings;
@@ -68,22 +68,37 @@ sub ended {
 sub programs { return scalar grep { $_->[2] =~ /sleep\.sh|sleep 20/ } children($t->pid) }
 
 # --- a body no one reads gives its window back ---------------------------------
+# Stream 1 sends 60,000 bytes of a body its handler never reads; stream 3
+# then uploads 100,000 bytes as a client must, within the windows the
+# server grants (WINDOW_UPDATE).  Without the first body's window given
+# back, the connection's is stuck 60,000 bytes short and stream 3 stalls.
 for my $path ('/index.html', '/cgi-bin/noread.sh') {
 	my $c = h2_open($port);
-	# 60,000 bytes in 15 frames: within the stream's window, which the
-	# server does not open again for a body it does not read
 	http_send($c, post(1, $path, 200000) . join('', map { data(1, 4000) } 1 .. 15));
-	# the connection's window comes back (WINDOW_UPDATE on stream 0)
-	my $back = 0;
-	my ($f) = h2_read($c, 10, sub { $_[0]{type} == H2_WINDOW &&
-		$_[0]{id} == 0 && ($back += unpack('N', $_[0]{payload})) >= 60000 });
-	ok($back >= 60000, "a body $path did not read gives the connection "
-		. "its window back ($back bytes)");
-	# so a body that is read, on the same connection, fits: 60,000 more
-	http_send($c, post(3, '/cgi-bin/wc.sh', 60000)
-		. join('', map { data(3, 4000, $_ == 15) } 1 .. 15));
-	($f) = h2_read($c, 10, ended(3));
-	is(body_of($f, 3), "60000\n", '... and the next upload gets through');
+	my ($conn, $win, $todo) = (65535 - 60000, 65535, 100000);
+	http_send($c, post(3, '/cgi-bin/wc.sh', $todo));
+	my ($got, $end) = ('', 0);
+	my $deadline = time + 15;
+	while (!$end && time < $deadline) {
+		while ($todo > 0 && $conn > 0 && $win > 0) {
+			my $n = (sort { $a <=> $b } $todo, $conn, $win, 16384)[0];
+			$todo -= $n; $conn -= $n; $win -= $n;
+			http_send($c, data(3, $n, $todo == 0));
+		}
+		my ($f) = h2_read($c, 0.3);
+		for (@$f) {
+			if ($_->{type} == H2_WINDOW) {
+				my $inc = unpack('N', $_->{payload});
+				$_->{id} == 0 ? ($conn += $inc) :
+				    $_->{id} == 3 ? ($win += $inc) : 0;
+			}
+			next unless $_->{type} == H2_DATA && $_->{id} == 3;
+			$got .= $_->{payload};
+			$end = $_->{flags} & 1;
+		}
+	}
+	is($got, "100000\n", "a body $path did not read leaves the connection's "
+		. 'window to the next upload');
 	close $c;
 }
 
@@ -146,6 +161,22 @@ for my $path ('/index.html', '/cgi-bin/noread.sh') {
 		cookie => 'b=2'));
 	my ($f) = h2_read($c, 5, ended(1));
 	is(body_of($f, 1), "a=1; b=2\n", 'two cookie fields: HTTP_COOKIE "a=1; b=2"');
+}
+
+# --- an upgrade whose SETTINGS could never work stays HTTP/1.1 ----------------------
+{
+	require MIME::Base64;
+	my $bad = MIME::Base64::encode_base64(pack('nN', 5, 100), '');	# frame size 100
+	$bad =~ tr{+/=}{-_}d;
+	my $good = MIME::Base64::encode_base64(pack('nN', 3, 100), '');
+	$good =~ tr{+/=}{-_}d;
+	for ([$bad, 'HTTP/1.1 200 ', 'a frame size of 100: no 101, HTTP/1.1 200'],
+	    [$good, 'HTTP/1.1 101 ', 'sound SETTINGS: 101 Switching Protocols']) {
+		my $resp = http("GET /index.html HTTP/1.1\r\nHost: x\r\n"
+			. "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+			. "HTTP2-Settings: $_->[0]\r\n\r\n", timeout => 2);
+		is(substr($resp, 0, 13), $_->[1], "Upgrade: $_->[2]");
+	}
 }
 
 ok($t->alive, 'the server is still up');
