@@ -788,9 +788,9 @@ abstime(struct timespec *t, long long ms)
 	}
 }
 
-static int submitted(const struct h2s *s) { return s->s_rs == NULL; }
-static int sent(const struct h2s *s) { return s->s_sent; }
-static int taken(const struct h2s *s)
+static int is_submitted(const struct h2s *s) { return s->s_rs == NULL; }
+static int is_sent(const struct h2s *s) { return s->s_sent; }
+static int is_taken(const struct h2s *s)
 {
 	return s->s_left == 0 && (!s->s_last || s->s_sent);
 }
@@ -845,7 +845,7 @@ h2_post(struct h2s *s, struct reply *rp, struct response *rs, int body)
 		s->s_rs = rs;
 		s->s_data = body;
 		h2_wake(h);
-		(void)h2s_await(s, submitted);
+		(void)h2s_await(s, is_submitted);
 	}
 	s->s_rs = NULL;
 	pthread_mutex_unlock(&h->h_lock);
@@ -861,7 +861,7 @@ h2_post(struct h2s *s, struct reply *rp, struct response *rs, int body)
 		return rc != 0 || st.st_err || st.st_left > 0 ? -1 : 0;
 	}
 	pthread_mutex_lock(&h->h_lock);
-	rc = h2s_await(s, sent);
+	rc = h2s_await(s, is_sent);
 	pthread_mutex_unlock(&h->h_lock);
 	rp->rp_bytes = rc == 0 && body ? rs->rs_len : 0;
 	return rc;
@@ -889,7 +889,7 @@ h2_put(struct stream *st, const char *p, size_t n, int last)
 		s->s_last = last;
 		s->s_resume = 1;
 		h2_wake(h);
-		fail = h2s_await(s, taken);
+		fail = h2s_await(s, is_taken);
 	}
 	pthread_mutex_unlock(&h->h_lock);
 	if (fail) {

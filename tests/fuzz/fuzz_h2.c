@@ -19,7 +19,7 @@
 
 #include "fuzz.h"
 
-static size_t sent;
+static size_t wrote;
 
 static ssize_t
 fake_read(struct conn *c, void *p, size_t n)
@@ -34,7 +34,7 @@ fake_writev(struct conn *c, struct iovec *iov, int n, int flags)
 {
 	(void)c; (void)flags;
 	while (n-- > 0)
-		sent += iov[n].iov_len;
+		wrote += iov[n].iov_len;
 	return 0;
 }
 
@@ -141,6 +141,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ready = 1;
 	if (size == 0 || (h = h2_start(&c)) == NULL)
 		return 0;
+	wrote = 0;
 	h->h_out = out;
 	pos = (size_t)(((unsigned long long)data[0] * (size + 1)) >> 8);
 	for (part = 0; part < 2; part++) {
@@ -156,5 +157,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h->h_out = NULL;
 	h2_close(&c);
 	CHECK(c.c_h2 == NULL);
+	CHECK(wrote > 0);	/* our SETTINGS at least */
 	return 0;
 }
