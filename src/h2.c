@@ -118,6 +118,7 @@ struct h2 {
 	int		 h_ctrl;	/* control frames left this second */
 	long long	 h_ctrl_at;
 	int		 h_fail;	/* a write failed */
+	int		 h_ran;		/* streams run on the turn (REQ_BUDGET) */
 	int		 h_goaway;	/* the last GOAWAY is queued */
 	int32_t		 h_last_id;	/* the highest stream a HEADERS opened */
 	char		*h_out;		/* the driver's write buffer */
@@ -1430,10 +1431,18 @@ h2_run(struct h2 *h)
 		if ((h->h_head = s->s_queue) == NULL)
 			h->h_tail = &h->h_head;
 		s->s_queued = 0;
-		if (s->s_closed)	/* reset before it ran */
+		if (s->s_closed) {	/* reset before it ran */
 			h2s_free(s);
-		else
-			h2s_start(h, s);
+			continue;
+		}
+		h2s_start(h, s);
+		/* fairness, as http1.c's: a client that sends streams
+		 * without pause gets REQ_BUDGET on the turn, then this
+		 * thread goes on with it alone */
+		if (++h->h_ran >= REQ_BUDGET) {
+			h->h_ran = 0;
+			(void)server_yield();
+		}
 	}
 }
 
@@ -1573,6 +1582,7 @@ h2_serve(struct conn *c)
 	}
 	h->h_out = out;
 	h->h_outlen = 0;
+	h->h_ran = 0;
 	for (;;) {
 		if (c->c_len > 0)
 			h2_feed(h, c->c_buf, c->c_len);

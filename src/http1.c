@@ -14,7 +14,6 @@
 #include "h2.h"
 
 enum {
-	REQ_BUDGET = 32,	/* requests in a row before others get the turn */
 	OUT_SIZE = 2048,	/* a head, and a small file behind it */
 };
 

@@ -16,6 +16,10 @@ struct request;
 struct reply;
 struct response;
 
+/* Requests a client gets served in a row on the turn, pipelined or on
+ * streams, before the turn goes to the others. */
+enum { REQ_BUDGET = 32 };
+
 struct protocol {
 	/*
 	 * Serves the connection's requests while it has input.  Returns 1
