@@ -55,6 +55,7 @@ enum src { B_NONE, B_MEM, B_FD, B_PIECE };
 
 struct chunk {
 	struct chunk	*k_next;
+	size_t		 k_size, k_used;	/* of k_data */
 	char		 k_data[];
 };
 
@@ -97,6 +98,8 @@ struct h2s {
 	size_t		 s_in_pos, s_in_len;
 	int		 s_in_end;
 	int		 s_hupw;	/* closed when the stream ends: c_hup */
+	char		*s_cookie;	/* Cookie, its crumbs joined */
+	size_t		 s_cookie_len, s_cookie_cap;
 	pthread_cond_t	 s_cond;
 	struct request	 s_req;
 	struct conn	 s_conn;	/* what its handler sees */
@@ -225,27 +228,36 @@ h2s_free(struct h2s *s)
 	if (s->s_thread)
 		pthread_cond_destroy(&s->s_cond);
 	free(s->s_in);
+	free(s->s_cookie);
 	free(s);
 }
 
-/* Room for n bytes and a NUL, kept with the stream: in its arena, or in
- * a chunk of their own.  NULL when out of memory. */
+/* Room for n bytes and a NUL, kept with the stream: in its arena, else
+ * in its newest chunk, else in a new one (H2_CHUNK, or n + 1 when more).
+ * What a stream holds stays near the bytes it was sent, which the header
+ * list limit bounds.  NULL when out of memory. */
 static char *
 h2s_alloc(struct h2s *s, size_t n)
 {
-	struct chunk *k;
+	struct chunk *k = s->s_chunks;
+	size_t size;
 	char *d;
 
 	if (n < sizeof(s->s_arena) - s->s_used) {
 		d = s->s_arena + s->s_used;
 		s->s_used += n + 1;
 	} else {
-		if ((k = malloc(sizeof(*k) + (n < H2_CHUNK ? H2_CHUNK : n + 1))) ==
-		    NULL)
-			return NULL;
-		k->k_next = s->s_chunks;
-		s->s_chunks = k;
-		d = k->k_data;
+		if (k == NULL || n >= k->k_size - k->k_used) {
+			size = n < H2_CHUNK ? H2_CHUNK : n + 1;
+			if ((k = malloc(sizeof(*k) + size)) == NULL)
+				return NULL;
+			k->k_size = size;
+			k->k_used = 0;
+			k->k_next = s->s_chunks;
+			s->s_chunks = k;
+		}
+		d = k->k_data + k->k_used;
+		k->k_used += n + 1;
 	}
 	d[n] = '\0';
 	return d;
@@ -273,33 +285,43 @@ value_ok(const char *v, size_t n)
 	return 1;
 }
 
-/* A cookie crumb appended to the Cookie field already there.  1 when
- * done, 0 when it is the first. */
+/* A cookie crumb appended to the Cookie field already there, in a buffer
+ * of the stream's that doubles as it fills (crumbs copied once each, not
+ * the whole field again per crumb).  1 when done, 0 when it is the first. */
 static int
 h2s_cookie(struct h2s *s, const char *v, size_t vlen)
 {
 	struct request *r = &s->s_req;
-	struct header *h;
-	size_t n;
-	char *j;
+	struct header *h = NULL;
+	size_t n, need, cap;
+	char *p;
 	int i;
 
-	for (i = 0; i < r->req_nhdrs; i++) {
-		h = &r->req_hdrs[i];
-		if (h->h_name_len != 6 || memcmp(h->h_name, "cookie", 6) != 0)
-			continue;
-		n = strlen(h->h_value);
-		if ((j = h2s_alloc(s, n + 2 + vlen)) == NULL) {
+	for (i = 0; i < r->req_nhdrs && h == NULL; i++)
+		if (r->req_hdrs[i].h_name_len == 6 &&
+		    memcmp(r->req_hdrs[i].h_name, "cookie", 6) == 0)
+			h = &r->req_hdrs[i];
+	if (h == NULL)
+		return 0;
+	n = s->s_cookie != NULL ? s->s_cookie_len : strlen(h->h_value);
+	need = n + 2 + vlen + 1;
+	if (need > s->s_cookie_cap) {
+		cap = need < 2 * s->s_cookie_cap ? 2 * s->s_cookie_cap : need;
+		if ((p = realloc(s->s_cookie, cap)) == NULL) {
 			s->s_status = 400;
 			return 1;
 		}
-		memcpy(j, h->h_value, n);
-		memcpy(j + n, "; ", 2);
-		memcpy(j + n + 2, v, vlen);
-		h->h_value = j;
-		return 1;
+		if (s->s_cookie == NULL)	/* the first crumb moves in */
+			memcpy(p, h->h_value, n);
+		s->s_cookie = p;
+		s->s_cookie_cap = cap;
 	}
-	return 0;
+	memcpy(s->s_cookie + n, "; ", 2);
+	memcpy(s->s_cookie + n + 2, v, vlen);
+	s->s_cookie_len = n + 2 + vlen;
+	s->s_cookie[s->s_cookie_len] = '\0';
+	h->h_value = s->s_cookie;
+	return 1;
 }
 
 /* One field of a request's header list.  A refusal is remembered in
