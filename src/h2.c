@@ -67,7 +67,7 @@ struct h2s {
 	int32_t		 s_id;
 	int		 s_status;	/* refused while its headers came */
 	int		 s_body;	/* a request body follows the headers */
-	int		 s_queued;
+	int		 s_queued;	/* in h_head (1) or h_later (2) */
 	int		 s_thread;	/* a thread of its own runs it */
 	int		 s_rerun;	/* its response is a stream: thread */
 	int		 s_answered;	/* a response was submitted */
@@ -1010,7 +1010,7 @@ h2s_spawn(struct h2 *h, struct h2s *s)
 	int p[2];
 
 	if (h->h_threads >= H2_THREADS) {	/* one connection's share */
-		s->s_queued = 1;
+		s->s_queued = 2;
 		s->s_queue = NULL;
 		*h->h_ltail = s;
 		h->h_ltail = &s->s_queue;
@@ -1046,6 +1046,22 @@ h2s_spawn(struct h2 *h, struct h2s *s)
 		__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
 		h2s_refuse(s, 503);
 	}
+}
+
+/* Takes s out of the queue of streams waiting for a thread (which holds
+ * only open streams, at most HTTP2_MAX_STREAMS). */
+static void
+h2_unwait(struct h2 *h, struct h2s *s)
+{
+	struct h2s **pp;
+
+	for (pp = &h->h_later; *pp != NULL; pp = &(*pp)->s_queue)
+		if (*pp == s) {
+			if ((*pp = s->s_queue) == NULL)
+				h->h_ltail = pp;
+			s->s_queued = 0;
+			return;
+		}
 }
 
 /* Streams that waited for a thread of their own get one, in order, as
@@ -1390,6 +1406,10 @@ h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
 	s->s_in_pos = s->s_in_len = s->s_ack = 0;
 	if (s->s_thread)
 		pthread_cond_signal(&s->s_cond);
+	/* one waiting for a thread leaves the queue now: else a client that
+	 * opens and resets streams while 8 run keeps each one's memory */
+	if (s->s_queued == 2)
+		h2_unwait(h, s);
 	/* a thread still running frees nothing: h2_posts does, after it */
 	gone = !s->s_queued && (!s->s_thread || s->s_done == 2);
 	pthread_mutex_unlock(&h->h_lock);
