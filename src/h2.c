@@ -1651,6 +1651,12 @@ h2_serve(struct conn *c)
 		if (!eof) {
 			if ((n = conn_read(c, c->c_buf, HEAD_MAX)) > 0) {
 				c->c_len = (size_t)n;
+				/* a client whose frames never make a stream
+				 * run (opened and reset) counts by its reads */
+				if (++h->h_ran >= REQ_BUDGET) {
+					h->h_ran = 0;
+					(void)server_yield();
+				}
 				continue;
 			}
 			if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {

@@ -160,7 +160,8 @@ SKIP: {
 	my $lat = probe_h2();
 	my $grew = rss($t->pid) - $rss0;
 	ok($grew < 10240, "20,000 streams reset while waiting for a thread: RSS grew $grew kB");
-	ok($lat < 1, sprintf('... another client answered in %.2f s', $lat));
+	ok($lat < ($ENV{RUN_WRAPPER} ? 3 : 1),
+		sprintf('... another client answered in %.2f s', $lat));
 	close $c;
 	wait_for(sub { programs() == 0 }, 10);
 }
