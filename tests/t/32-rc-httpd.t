@@ -52,14 +52,14 @@ SKIP: {
 	ok(-f "$dir/man/man8/mrhttpd.8", 'make install: the man page in MANDIR');
 }
 
-# rc(ARGS, [ENV, [SHELL]]): runs the installed rc.httpd (with SHELL, if
-# given); returns (exit code, output).
+# rc(ARGS, [ENV, [SHELL, [SCRIPT]]]): runs the installed rc.httpd (or
+# SCRIPT; with SHELL, if given); returns (exit code, output).
 sub rc {
-	my ($args, $env, $shell) = @_;
+	my ($args, $env, $shell, $script) = @_;
 	my $out = "$dir/rc.out";
 	my ($code) = run_timed({ timeout => 20, stdout => $out, stderr => $out,
 		env => { PIDFILE => $pidfile, %{ $env // {} } } },
-		($shell ? @$shell : ()), $rc_httpd, @$args);
+		($shell ? @$shell : ()), $script // $rc_httpd, @$args);
 	return ($code, slurp($out) // '');
 }
 
@@ -158,6 +158,31 @@ is($code, 7, 'reload when stopped: 7 (not running)');
 	ok(serves(), 'start over a stale pid file: serving');
 	($code, $out) = rc(['stop']);
 	is($code, 0, 'and stop: 0') or diag($out);
+}
+
+# Copied by hand from the source tree, as it stands: no make install
+# filled in BIN_DIR, so it finds the binary on the PATH (BIN_DIR's
+# default, /usr/local/sbin, has none here)
+{
+	my $hand = "$dir/hand/rc.httpd";
+	mkdir "$dir/hand";
+	system('cp', "$MrhttpdTest::ROOT/rc.httpd", $hand) == 0 or die "cp: $?";
+	chmod 0755, $hand;
+	my %path = (PATH => "$dir/sbin:$ENV{PATH}");
+	SKIP: {
+		skip '/usr/local/sbin/mrhttpd exists: it would be found first', 4
+			if -e '/usr/local/sbin/mrhttpd';
+		($code, $out) = rc(['start'], \%path, undef, $hand);
+		is($code, 0, 'rc.httpd copied by hand: start: 0') or diag($out);
+		ok(serves(), 'rc.httpd copied by hand: serving');
+		($code) = rc(['status'], \%path, undef, $hand);
+		is($code, 0, 'rc.httpd copied by hand: status: 0');
+		($code, $out) = rc(['stop'], \%path, undef, $hand);
+		is($code, 0, 'rc.httpd copied by hand: stop: 0') or diag($out);
+	}
+	($code, $out) = rc(['start'], { PATH => '/usr/bin:/bin' }, undef, $hand);
+	is($code, 5, 'copied by hand, no binary anywhere: 5 (not installed)')
+		or diag($out);
 }
 
 ($code) = rc(['frobnicate']);
