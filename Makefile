@@ -196,6 +196,7 @@ run: $(RUN_DIR)/run.conf
 # --- tests -----------------------------------------------------------------------
 # make check runs these in order, then fails if any of them failed:
 #   check-native    the suite (unit and integration) as built
+#   check-minimal   the suite again with RANGES=0 VALIDATORS=0 under every test
 #   check-sanitize  the suite again under -fsanitize=address,undefined
 #   check-fuzz      every libFuzzer harness of tests/fuzz/ for 10 s
 #   matrix          every feature switch off and on, -Werror
@@ -209,7 +210,7 @@ PROVE = prove -I tests/lib
 CROSS_TARGETS = mipsel-linux-gnu mips-linux-gnu
 OTHER_TOOLCHAIN = $(CROSS_COMPILE)$(RUN_WRAPPER)$(filter -static,$(LDFLAGS))$(filter-out gcc cc clang,$(notdir $(CC)))
 ifeq ($(OTHER_TOOLCHAIN),)
-CHECK_STEPS = check-native check-sanitize check-fuzz matrix check-cross
+CHECK_STEPS = check-native check-minimal check-sanitize check-fuzz matrix check-cross
 else
 CHECK_STEPS = check-native
 endif
@@ -230,6 +231,12 @@ check-deps:
 
 check-native: check-deps $(if $(OTHER_TOOLCHAIN),,all)
 	$(CHECK_ENV) $(PROVE) tests/t/
+
+# the suite again on the minimal base: every switch of MINIMAL_CONF off
+# under each test's own keys; what such a build lacks skips through has()
+MINIMAL_CONF = RANGES=0 VALIDATORS=0
+check-minimal: check-deps
+	MRHTTPD_TEST_CONF="$(MINIMAL_CONF)" $(PROVE) tests/t/
 
 check-sanitize: check-deps
 	MRHTTPD_SANITIZE=1 $(PROVE) tests/t/

@@ -321,6 +321,34 @@ fcache_find(const char *path, size_t len, time_t now, int fresh)
 	return NULL;
 }
 
+/* An entry's Last-Modified and ETag, sent with every reply. */
+static void
+fcache_validators(struct fcache *e, const struct stat *st, time_t now)
+{
+	struct buf b;
+
+	/* a modification time in the future is clamped to now, one before
+	 * year 0 to year 0 (http_date_fmt's range), so the date sent is the
+	 * one conditional requests are compared with */
+	e->fc_lm = st->st_mtime > now ? now : st->st_mtime;
+	if ((long long)e->fc_lm < DATE_MIN)
+		e->fc_lm = (time_t)DATE_MIN;
+	*http_date_fmt(e->fc_lastmod, e->fc_lm) = '\0';
+	/* changes with any replacement or write of the file */
+	buf_init(&b, e->fc_etag, sizeof(e->fc_etag) - 1);
+	buf_char(&b, '"');
+	buf_hex(&b, (unsigned long long)st->st_ino, 0);
+	buf_char(&b, '-');
+	buf_hex(&b, (unsigned long long)st->st_size, 0);
+	buf_char(&b, '-');
+	buf_hex(&b, (unsigned long long)st->st_mtim.tv_sec, 0);
+	buf_char(&b, '.');
+	buf_hex(&b, (unsigned long long)st->st_mtim.tv_nsec, 0);
+	buf_char(&b, '"');
+	e->fc_etag_len = buf_len(&b);
+	buf_cstr(&b);
+}
+
 /* Describes an open file: what the cache keeps, and what a reply needs. */
 static void
 fcache_fill(struct fcache *e, int fd, const struct stat *st, const char *type,
@@ -343,26 +371,8 @@ fcache_fill(struct fcache *e, int fd, const struct stat *st, const char *type,
 	e->fc_ino = st->st_ino;
 	e->fc_mtime = st->st_mtim;
 	e->fc_checked = now;
-	/* a modification time in the future is clamped to now, one before
-	 * year 0 to year 0 (http_date_fmt's range), so the date sent is the
-	 * one conditional requests are compared with */
-	e->fc_lm = st->st_mtime > now ? now : st->st_mtime;
-	if ((long long)e->fc_lm < DATE_MIN)
-		e->fc_lm = (time_t)DATE_MIN;
-	*http_date_fmt(e->fc_lastmod, e->fc_lm) = '\0';
-	/* changes with any replacement or write of the file */
-	buf_init(&b, e->fc_etag, sizeof(e->fc_etag) - 1);
-	buf_char(&b, '"');
-	buf_hex(&b, (unsigned long long)st->st_ino, 0);
-	buf_char(&b, '-');
-	buf_hex(&b, (unsigned long long)st->st_size, 0);
-	buf_char(&b, '-');
-	buf_hex(&b, (unsigned long long)st->st_mtim.tv_sec, 0);
-	buf_char(&b, '.');
-	buf_hex(&b, (unsigned long long)st->st_mtim.tv_nsec, 0);
-	buf_char(&b, '"');
-	e->fc_etag_len = buf_len(&b);
-	buf_cstr(&b);
+	if (ENABLE_VALIDATORS)
+		fcache_validators(e, st, now);
 }
 
 /* Keeps fd in the cache; returns the entry, or NULL if it does not fit. */
@@ -833,9 +843,11 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 		type = e->fc_type;
 	size = e->fc_size;
 	off = 0;
-	status = preconditions(r, e);
-	if (status == 0 && r->req_method == M_GET && r->req_range != NULL &&
-	    (r->req_if_range == NULL || if_range_holds(r->req_if_range, e)))
+	/* without validators, an If-Range cannot hold: the whole file */
+	status = ENABLE_VALIDATORS ? preconditions(r, e) : 0;
+	if (ENABLE_RANGES && status == 0 && r->req_method == M_GET &&
+	    r->req_range != NULL && (r->req_if_range == NULL ||
+	    (ENABLE_VALIDATORS && if_range_holds(r->req_if_range, e))))
 		switch (range_parse(r->req_range, e->fc_size, &off, &size)) {
 		case 1:
 			status = 206;
@@ -854,14 +866,17 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 		goto done;
 	}
 	response_init(&rs, status == 0 ? 200 : status, fields, sizeof(fields));
-	response_field_n(&rs, "ETag", e->fc_etag, e->fc_etag_len);
-	response_field_n(&rs, "Last-Modified", e->fc_lastmod, 29);
+	if (ENABLE_VALIDATORS) {
+		response_field_n(&rs, "ETag", e->fc_etag, e->fc_etag_len);
+		response_field_n(&rs, "Last-Modified", e->fc_lastmod, 29);
+	}
 	if (ENABLE_GZIP_STATIC)	/* a 304 too: RFC 9110 15.4.5 */
 		response_field(&rs, "Vary", "Accept-Encoding");
 	if (status != 304) {
 		if (gz)
 			response_field(&rs, "Content-Encoding", "gzip");
-		response_field(&rs, "Accept-Ranges", "bytes");
+		if (ENABLE_RANGES)
+			response_field(&rs, "Accept-Ranges", "bytes");
 		response_field(&rs, "Content-Type", type);
 		if (status == 206) {
 			struct buf *v = response_field_begin(&rs, "Content-Range");

@@ -124,9 +124,13 @@ http1_request(struct conn *c, struct request *r, int headlen)
 	 * what they leave is thrown away below */
 	c->c_pos = (size_t)headlen;
 	c->c_body = &body;
-	if ((rc = body_start(c, r, &body, -1)) == 0)
+	if ((rc = body_start(c, r, &body, -1)) == 0) {
+		/* without PUT and CGI nobody reads a body: the request is
+		 * answered, and the connection closed, the body never parsed */
+		if (!ENABLE_BODIES && body_pending(&body))
+			c->c_close = 1;
 		rc = route_serve(c, r, &rp);
-	else
+	} else
 		rc = response_error(c, r, &rp, -rc);
 	a = (struct access){ .a_line = r->req_line,
 	    .a_line_len = strlen(r->req_line), .a_referer = r->req_referer,
@@ -140,7 +144,8 @@ http1_request(struct conn *c, struct request *r, int headlen)
 	 * never come, so it is not waited for */
 	if (body.b_continue && body_pending(&body))
 		c->c_close = 1;
-	if (rc == 0 && !c->c_close && body_discard(c, &body) != 0)
+	if (ENABLE_BODIES && rc == 0 && !c->c_close &&
+	    body_discard(c, &body) != 0)
 		c->c_close = 1;
 	if (rc != 0 || c->c_close) {
 		/* linger only when input is left unread */

@@ -13,6 +13,11 @@
 
 #include <config.h>	/* generated, from -I$(BUILD) */
 
+/* Request bodies are read only where someone wants them: without PUT and
+ * CGI, a request that comes with one is answered and its connection
+ * closed (the body is never parsed, so never mistaken for a request). */
+#define ENABLE_BODIES	(ENABLE_PUT || ENABLE_CGI)
+
 /*
  * The features -V reports, one line each.  A new compile-time feature adds
  * one X() line here and its ENABLE_ switch in configure.
@@ -38,6 +43,9 @@
 	X("auth-file", ENABLE_AUTH_FILE) \
 	X("path-prefix", ENABLE_PATH_PREFIX) \
 	X("gzip-static", ENABLE_GZIP_STATIC) \
+	X("ranges", ENABLE_RANGES) \
+	X("validators", ENABLE_VALIDATORS) \
+	X("request-bodies", ENABLE_BODIES) \
 	X("per-ip-limit", ENABLE_PER_IP) \
 	X("follow-symlinks", ENABLE_FOLLOW_SYMLINKS)
 

@@ -193,7 +193,7 @@ request_field(struct request *r, const struct header *h, const char *v,
 		}
 		break;
 	case 5:
-		if (hdr_is(h, "Range", 5))
+		if (ENABLE_RANGES && hdr_is(h, "Range", 5))
 			r->req_range = v;
 		break;
 	case 6:
@@ -205,13 +205,13 @@ request_field(struct request *r, const struct header *h, const char *v,
 			r->req_referer = v;
 		break;
 	case 8:
-		if (hdr_is(h, "If-Match", 8))
+		if (ENABLE_VALIDATORS && hdr_is(h, "If-Match", 8))
 			r->req_if_match = v;
-		else if (hdr_is(h, "If-Range", 8))
+		else if (ENABLE_RANGES && hdr_is(h, "If-Range", 8))
 			r->req_if_range = v;
 		break;
 	case 13:
-		if (hdr_is(h, "If-None-Match", 13))
+		if (ENABLE_VALIDATORS && hdr_is(h, "If-None-Match", 13))
 			r->req_if_none_match = v;
 		else if (hdr_is(h, "Authorization", 13))
 			r->req_authorization = v;
@@ -221,7 +221,8 @@ request_field(struct request *r, const struct header *h, const char *v,
 			r->req_accept_encoding = v;
 		break;
 	case 19:
-		if (hdr_is(h, "If-Unmodified-Since", 19))
+		if (ENABLE_VALIDATORS &&
+		    hdr_is(h, "If-Unmodified-Since", 19))
 			r->req_if_unmodified_since = v;
 		break;
 	case 10:
@@ -242,7 +243,8 @@ request_field(struct request *r, const struct header *h, const char *v,
 		}
 		break;
 	case 17:
-		if (hdr_is(h, "If-Modified-Since", 17)) {
+		if (ENABLE_VALIDATORS &&
+		    hdr_is(h, "If-Modified-Since", 17)) {
 			r->req_if_modified_since = v;
 			break;
 		}

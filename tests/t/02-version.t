@@ -10,7 +10,8 @@ use MrhttpdTest;
 
 my @features = qw(sendfile log log-file syslog pid-file error-pages default-index ext-file-cmd
 	query-hack pragma detach chroot setuid cgi put auto-index auth
-	auth-file path-prefix gzip-static per-ip-limit follow-symlinks);
+	auth-file path-prefix gzip-static ranges validators request-bodies
+	per-ip-limit follow-symlinks);
 
 sub check_format {
 	my ($t, $what) = @_;
@@ -35,18 +36,21 @@ is($f->{log}, 'yes', 'log: yes with LOG_LEVEL=4');
 is($f->{'log-file'}, 'no', 'log-file: no without LOG_FILE');
 is($f->{detach}, 'no', 'detach: no with DETACH=0');
 is($f->{$_}, 'no', "$_: no") for qw(pragma query-hack chroot setuid cgi put
-	auto-index auth error-pages default-index ext-file-cmd syslog pid-file);
+	auto-index auth error-pages default-index ext-file-cmd syslog pid-file
+	request-bodies);
 
 # The other way round.
 my $t2 = MrhttpdTest->new(conf => { LOG_LEVEL => 0, USE_SENDFILE => 0,
 	DETACH => 1, PRAGMA => 'no-cache', QUERY_HACK => '/',
 	DEFAULT_INDEX => 'index.html', PRIVATE_DIR => '/srv/private',
-	LOG_FILE => 'syslog', PID_FILE => '/run/mrhttpd-test.pid' });
+	LOG_FILE => 'syslog', PID_FILE => '/run/mrhttpd-test.pid',
+	RANGES => 0, VALIDATORS => 0, PUT_PATH => '/up' });
 $f = check_format($t2, 'second build');
 is($f->{sendfile}, 'no', 'sendfile: no with USE_SENDFILE=0');
 is($f->{log}, 'no', 'log: no with LOG_LEVEL=0');
 is($f->{$_}, 'yes', "$_: yes") for qw(detach pragma query-hack default-index
-	error-pages syslog pid-file);
+	error-pages syslog pid-file put request-bodies);
+is($f->{$_}, 'no', "$_: no") for qw(ranges validators);
 is($f->{'log-file'}, 'no', 'log-file: no with LOG_FILE=syslog');
 
 $t->done_testing();

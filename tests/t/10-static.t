@@ -51,8 +51,8 @@ sub check_file_reply {
 	like($h->{server} // '', qr/mrhttpd/i, "$what: Server");
 	is($h->{'content-length'}, length $txt, "$what: Content-Length");
 	like($h->{'content-type'} // '', qr{^text/plain\b}, "$what: Content-Type");
-	is($h->{'last-modified'}, 'Sun, 09 Sep 2001 01:46:40 GMT',
-		"$what: Last-Modified");
+	is($h->{'last-modified'}, $t->feature('validators') ?
+		'Sun, 09 Sep 2001 01:46:40 GMT' : undef, "$what: Last-Modified");
 	is($r->{body}, $head ? '' : $txt, $head ? "$what: no body" : "$what: body");
 }
 

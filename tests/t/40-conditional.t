@@ -15,7 +15,8 @@ use Test::More;
 use Time::HiRes ();
 use MrhttpdTest qw(:DEFAULT http_date);
 
-my $t = MrhttpdTest->new(conf => { DEFAULT_INDEX => 'index.html' });
+my $t = MrhttpdTest->new(conf => { DEFAULT_INDEX => 'index.html' })
+	->has('validators');
 
 my $MTIME = 784111777;				# Sun, 06 Nov 1994 08:49:37 GMT
 my $LM = 'Sun, 06 Nov 1994 08:49:37 GMT';

@@ -21,7 +21,8 @@ use Time::HiRes ();
 use MrhttpdTest qw(:DEFAULT slurp spew);
 
 # The same conf as 10-static.t, so the builds are shared.
-my $t = MrhttpdTest->new(conf => { DEFAULT_INDEX => 'index.html' });
+my $t = MrhttpdTest->new(conf => { DEFAULT_INDEX => 'index.html' })
+	->has('ranges', 'validators');
 
 my $MTIME = 784111777;				# Sun, 06 Nov 1994 08:49:37 GMT
 my $LM = 'Sun, 06 Nov 1994 08:49:37 GMT';

@@ -13,6 +13,7 @@ use MrhttpdTest;
 
 my $t = MrhttpdTest->new(conf => { DEFAULT_INDEX => 'index.html' });
 my $features = $t->version_info->{features};
+my $bodies = $t->feature('request-bodies');
 $t->write_file('a.txt', "aaa\n");
 $t->write_file('b.txt', "bbb\n");
 $t->write_file('smuggled.txt', "SMUGGLED\n");
@@ -83,9 +84,15 @@ for my $c (
 		. "GET /b.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
 	my @r = parse_responses($raw);
 	unlike($raw, qr/SMUGGLED/, 'OPTIONS with content: content not served as a request');
-	is(join(' ', map { $_->{status} } @r), '204 204 200',
-		'OPTIONS with content, pipelined: 204 204 200');
-	is($r[2] && $r[2]->{body}, "bbb\n", 'OPTIONS with content, pipelined: GET body');
+	if (!$bodies) {
+		is(join(' ', map { $_->{status} } @r), '204',
+			'OPTIONS with content, no body reader: 204, then closed');
+	} else {
+		is(join(' ', map { $_->{status} } @r), '204 204 200',
+			'OPTIONS with content, pipelined: 204 204 200');
+		is($r[2] && $r[2]->{body}, "bbb\n",
+			'OPTIONS with content, pipelined: GET body');
+	}
 }
 
 # -------------------------------------------------------------------------
@@ -114,7 +121,8 @@ for my $m (@known) {
 	still_serving('CONNECT');
 }
 
-# 405 bodies are read and dropped; the connection goes on.
+# 405 bodies are read and dropped, and the connection goes on; a build
+# that reads no bodies (no PUT, no CGI) closes it instead.
 {
 	my $body = "GET /smuggled.txt HTTP/1.1\r\nHost: x\r\n\r\n";
 	my $len = length $body;
@@ -126,8 +134,18 @@ for my $m (@known) {
 	my @r = parse_responses($raw);
 	unlike($raw, qr/SMUGGLED/, 'POST body never parsed as a request');
 	is($r[0] && $r[0]->{status}, 405, 'POST with a body: 405');
-	is(join(' ', map { $_->{status} } @r), '405 200', 'POST with a body, then GET: 405 200');
-	is($r[1] && $r[1]->{body}, "bbb\n", 'POST with a body, then GET: GET answered');
+	if (!$bodies) {
+		is(join(' ', map { $_->{status} } @r), '405',
+			'POST with a body, no body reader: 405 alone');
+		is($r[0] && $r[0]->{headers}{connection}, 'close',
+			'POST with a body, no body reader: Connection: close');
+		ok($closed, 'POST with a body, no body reader: closed');
+	} else {
+		is(join(' ', map { $_->{status} } @r), '405 200',
+			'POST with a body, then GET: 405 200');
+		is($r[1] && $r[1]->{body}, "bbb\n",
+			'POST with a body, then GET: GET answered');
+	}
 
 	# the body arriving after the 405 went out
 	my $s = http_connect();
@@ -135,8 +153,13 @@ for my $m (@known) {
 	my $r = read_response($s);
 	is($r && $r->{status}, 405, 'POST, body still to come: 405 at once');
 	http_send($s, "0123456789GET /b.txt HTTP/1.1\r\nHost: x\r\n\r\n");
-	$r = read_response($s);
-	is($r && $r->{body}, "bbb\n", 'POST body sent late: dropped, next request served');
+	if (!$bodies) {
+		ok(defined wait_closed($s, 3), 'POST body sent late: closed');
+	} else {
+		$r = read_response($s);
+		is($r && $r->{body}, "bbb\n",
+			'POST body sent late: dropped, next request served');
+	}
 }
 
 # Keep-alive across 405 and 501, then the same pipelined.
@@ -264,7 +287,9 @@ SKIP: {
 		like($out, qr{^Allow: GET, HEAD, OPTIONS\r$}mi, 'curl -X DELETE: Allow');
 	}
 	($rc, $out) = run_cmd($curl, '-s', '-I', '--max-time', '10', "$url/a.txt");
-	like($out, qr{^HTTP/1\.1 200 .*^Accept-Ranges: bytes\r$}msi, 'curl -I: 200 with Accept-Ranges');
+	like($out, qr{^HTTP/1\.1 200 }, 'curl -I: 200');
+	is($out =~ /^Accept-Ranges: bytes\r$/mi ? 1 : 0, $t->feature('ranges') ? 1 : 0,
+		'curl -I: Accept-Ranges as built');
 	# curl through the server as an HTTP proxy sends the absolute form
 	($rc, $out) = run_cmd($curl, '-s', '--max-time', '10', '-x', $url,
 		'http://example.invalid/a.txt');

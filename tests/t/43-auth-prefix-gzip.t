@@ -152,7 +152,12 @@ $r = req('GET', '/page.html');
 is($r->{body}, $plain, 'no Accept-Encoding: the plain file');
 ok(!defined $r->{headers}{'content-encoding'}, '... without Content-Encoding');
 like($r->{headers}{vary} // '', qr/Accept-Encoding/i, '... and with Vary too');
-isnt($r->{headers}{etag}, $gz_etag, 'the two variants have different ETags');
+if ($tg->feature('validators')) {
+	isnt($r->{headers}{etag}, $gz_etag, 'the two variants have different ETags');
+} else {
+	ok(!defined $gz_etag && !defined $r->{headers}{etag},
+		'VALIDATORS=0: neither variant has an ETag');
+}
 is(req('GET', '/page.html', 'Accept-Encoding: gzip;q=0')->{body}, $plain,
 	'gzip;q=0 gets the plain file');
 is(req('GET', '/page.html', 'Accept-Encoding: br, *;q=0.5')->{body}, $gzbytes,
@@ -162,7 +167,9 @@ is(req('GET', '/page.html', 'Accept-Encoding: *;q=0.5, gzip;q=0')->{body}, $plai
 is(req('GET', '/only.txt', 'Accept-Encoding: gzip')->{body}, "no gz here\n",
 	'no .gz beside the file: the plain file');
 is(status('GET', '/page.html', 'Accept-Encoding: gzip',
-	"If-None-Match: $gz_etag"), 304, 'the gzip variant revalidates by its ETag');
+	'If-None-Match: ' . ($gz_etag // '"x"')),
+	$tg->feature('validators') ? 304 : 200,
+	'the gzip variant revalidates by its ETag (VALIDATORS=0: 200)');
 $tg->stop();
 
 $t->done_testing();

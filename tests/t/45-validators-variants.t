@@ -35,6 +35,9 @@ sub etag_of {
 	return sprintf('"%x-%x-%x.%x"', $st[1], $st[7], $st[9], 0);
 }
 
+# the whole file is about validators and ranges
+MrhttpdTest->new()->has('validators', 'ranges');
+
 my @servers;
 
 # -------------------------------------------------------------------------
