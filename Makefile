@@ -19,13 +19,15 @@ ifeq ($(origin CC),default)
 CC = $(CROSS_COMPILE)gcc
 endif
 STRIP ?= $(CROSS_COMPILE)strip
-# SIZE=1: -Os; unused functions and data dropped; no unwind tables (C code
+# SIZE=1: -Oz where the compiler has it (gcc 12, clang), else -Os; unused functions and data dropped; no unwind tables (C code
 # that never unwinds needs none); code and headers in one segment, which
 # saves the page of padding -z separate-code costs; no build-id; calls
 # through a GOT bound at start-up (-fno-plt -z now, full RELRO).  The
 # default stays -O2 for speed: see doc/SIZE.md.
 ifeq ($(SIZE),1)
-CFLAGS ?= -Os
+ifeq ($(origin CFLAGS),undefined)
+CFLAGS := $(shell $(CC) -Oz -x c -c -o /dev/null /dev/null 2>/dev/null && echo -Oz || echo -Os)
+endif
 SIZE_CFLAGS = -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables -fno-ident -fno-plt
 SIZE_LDFLAGS = -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,--build-id=none \
@@ -43,14 +45,21 @@ SANITIZE ?=
 # through must abort loudly, not corrupt quietly.  Stack protector, fortified
 # libc calls (level 3 where the compiler and libc have it; musl ignores it),
 # full RELRO, and PIE for dynamic builds.  Static builds stay non-PIE:
-# Debian's musl-gcc and cross toolchains cannot link static-pie.
+# Debian's musl-gcc and cross toolchains cannot link static-pie.  A static
+# musl binary gets no RELRO either: musl's static start-up never applies
+# it (its data page stays writable, checked in /proc/PID/maps), so there
+# the flags would only pad the file (doc/SIZE.md); glibc's does apply it.
+comma := ,
 HARDEN ?= 1
 ifeq ($(HARDEN),1)
 HARDEN_CFLAGS = -fstack-protector-strong
-HARDEN_LDFLAGS = -Wl,-z,relro -Wl,-z,now
 ifeq ($(filter -static,$(LDFLAGS)),)
 HARDEN_CFLAGS += -fPIE
-HARDEN_LDFLAGS += -pie
+HARDEN_LDFLAGS = -Wl,-z,relro -Wl,-z,now -pie
+else
+GLIBC := $(shell printf '\043include <stdio.h>\n\043ifndef __GLIBC__\n\043error\n\043endif\n' | \
+	$(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+HARDEN_LDFLAGS = $(if $(GLIBC),-Wl$(comma)-z$(comma)relro -Wl$(comma)-z$(comma)now,-Wl$(comma)-z$(comma)norelro)
 endif
 ifneq ($(SANITIZE),1)
 FORTIFY_LEVEL := $(shell printf '\043include <stdio.h>\n\043if __USE_FORTIFY_LEVEL < 3\n\043error\n\043endif\n' | \

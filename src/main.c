@@ -94,6 +94,40 @@ version(void)
 	(void)!write(STDOUT_FILENO, out, buf_len(&b));
 }
 
+/*
+ * The next option letter of argv from *i on, POSIX style: "-f", "-fV",
+ * "-p 80" and "-p80"; "--" or a word not starting with '-' ends them.
+ * *arg is the value of a letter that takes one.  Returns the letter, or
+ * -1 at the end (argv[*i] is then the first word after the options, or
+ * NULL); a letter we do not know, or a missing value, is a usage error.
+ */
+static int
+next_opt(char **argv, int *i, char **arg)
+{
+	static const char *p;	/* within a cluster of letters */
+	const char *takes = ENABLE_TLS ? "aprs" : "apr";
+	int ch;
+
+	if (p == NULL || *p == '\0') {
+		p = argv[*i];
+		if (p == NULL || p[0] != '-' || p[1] == '\0')
+			return -1;
+		++*i;
+		if (strcmp(p, "--") == 0)
+			return -1;
+		p++;
+	}
+	ch = (unsigned char)*p++;
+	if (strchr(takes, ch) != NULL) {
+		if (*p == '\0' && (p = argv[(*i)++]) == NULL)
+			usage();
+		*arg = (char *)p;
+		p = NULL;
+	} else if (ch != 'f' && ch != 'V')
+		usage();
+	return ch;
+}
+
 static int
 parse_port(const char *s)
 {
@@ -206,28 +240,27 @@ main(int argc, char *argv[])
 	struct passwd *pw = NULL;
 	struct rlimit rl;
 	sigset_t set;
-	char err[256];
-	int ch, nullfd, ready = -1;
+	char err[256], *arg = NULL;
+	int ch, i, nullfd, ready = -1;
 
 	/* options: compiled-in values, a few overridable for testing */
-	while ((ch = getopt(argc, argv, ENABLE_TLS ? "a:fp:r:s:V" :
-	    "a:fp:r:V")) != -1) {
+	for (i = 1; (ch = next_opt(argv, &i, &arg)) != -1; ) {
 		switch (ch) {
 		case 'a':
-			settings.set_addr = optarg;
+			settings.set_addr = arg;
 			break;
 		case 'f':
 			settings.set_foreground = 1;
 			break;
 		case 'p':
-			settings.set_port = parse_port(optarg);
+			settings.set_port = parse_port(arg);
 			if (!ENABLE_PLAIN)
 				settings.set_tls_port = settings.set_port;
 			break;
 		case 'r':
-			if (optarg[0] != '/')
-				die("-r ", optarg, ": must be an absolute path", NULL);
-			settings.set_public = optarg;
+			if (arg[0] != '/')
+				die("-r ", arg, ": must be an absolute path", NULL);
+			settings.set_public = arg;
 			break;
 		case 'V':
 			version();
@@ -236,12 +269,12 @@ main(int argc, char *argv[])
 			/* -s: the HTTPS port; in an HTTPS-only build, -p too */
 			if (!ENABLE_TLS || ch != 's')
 				usage();
-			settings.set_tls_port = parse_port(optarg);
+			settings.set_tls_port = parse_port(arg);
 			if (!ENABLE_PLAIN)
 				settings.set_port = settings.set_tls_port;
 		}
 	}
-	if (optind != argc)
+	if (i < argc)
 		usage();
 	settings.set_public_len = strlen(settings.set_public);
 	while (settings.set_public_len > 1 &&
@@ -252,18 +285,24 @@ main(int argc, char *argv[])
 	 * outlive a detached server */
 	close_inherited();
 
-	/* signals: a vanished client must not kill us; the rest is sigwait's */
-	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * signals, blocked in every thread: a vanished client's SIGPIPE stays
+	 * pending (the write fails with EPIPE), the rest are sigwait's.  A
+	 * program gets an empty mask and default actions (spawn_attr_init).
+	 */
 	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
-	/* limits: every connection needs a descriptor */
+	/* limits: every connection needs a descriptor.  prlimit, as one
+	 * thread runs yet: musl's setrlimit brings the code that applies a
+	 * limit thread by thread on kernels without prlimit (0.7 KB) */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		(void)prlimit(0, RLIMIT_NOFILE, &rl, NULL);
 	}
 	settings.set_fd_cache_max = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
 	    rl.rlim_cur < 0x7fffffff ? (int)(rl.rlim_cur / 2) : 0x3fffffff;
