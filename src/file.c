@@ -226,7 +226,10 @@ struct fcache {
 	size_t		 fc_etag_len;
 	char		 fc_typebuf[80];	/* EXT_FILE_CMD's answer */
 };
-static __thread struct fcache fcache[FC_ENTRIES];
+/* on the stack of the worker (file_cache_run), not in TLS: every thread
+ * would have it there, and the main thread's would take a page alone */
+static __thread struct fcache *fcache;	/* FC_ENTRIES, or NULL: none */
+const size_t file_cache_size = FC_ENTRIES * sizeof(struct fcache);
 static __thread unsigned fcache_next;
 
 static void
@@ -242,9 +245,25 @@ file_cache_flush(void)
 {
 	int i;
 
-	for (i = 0; i < FC_ENTRIES; i++)
+	for (i = 0; fcache != NULL && i < FC_ENTRIES; i++)
 		if (fcache[i].fc_fd > 0)
 			fcache_drop(&fcache[i]);
+}
+
+/* Runs fn(arg) with a file cache of this thread's, in this frame.  A
+ * thread that does not start here (HTTP/2's, for one stream) has none. */
+void *
+file_cache_run(void *(*fn)(void *), void *arg)
+{
+	struct fcache mine[FC_ENTRIES];
+	void *rv;
+
+	memset(mine, 0, sizeof(mine));
+	fcache = mine;
+	rv = fn(arg);
+	file_cache_flush();
+	fcache = NULL;
+	return rv;
 }
 
 /*
@@ -302,7 +321,7 @@ fcache_find(const char *path, size_t len, time_t now, int fresh)
 		file_cache_flush();
 		fcache_seen = gen;
 	}
-	for (i = 0; i < FC_ENTRIES; i++) {
+	for (i = 0; fcache != NULL && i < FC_ENTRIES; i++) {
 		e = &fcache[i];
 		if (e->fc_fd == 0 || e->fc_len != len ||
 		    memcmp(e->fc_path, path, len) != 0)
@@ -384,7 +403,8 @@ fcache_add(const char *path, size_t len, int fd, const struct stat *st,
 
 	/* descriptors are handed out lowest first: one in the upper half of
 	 * the limit means they are getting scarce, so it is not kept */
-	if (len >= FC_PATH || fd >= settings.set_fd_cache_max)
+	if (fcache == NULL || len >= FC_PATH ||
+	    fd >= settings.set_fd_cache_max)
 		return NULL;
 	e = &fcache[fcache_next++ % FC_ENTRIES];
 	if (e->fc_fd > 0)
@@ -733,7 +753,7 @@ file_open(struct lookup *lk, char *path, size_t len, struct stat *st,
 static enum found
 file_get(struct lookup *lk, char *path, size_t len, time_t now, int fresh)
 {
-	const char *type;
+	const char *type = NULL;
 	struct stat st;
 	int fd;
 

@@ -69,18 +69,27 @@ usage(void)
 	exit(2);
 }
 
-static void
+/*
+ * -V's "name: yes" and "name: no" lines are one literal, which the
+ * preprocessor writes: every ENABLE_ is a plain 0 or 1.
+ */
+#define YES_NO_0	": no\n"
+#define YES_NO_1	": yes\n"
+#define YES_NO_(on)	YES_NO_##on
+#define YES_NO(on)	YES_NO_(on)
+#define FEATURE_LINE(name, on)	name YES_NO(on)
+
+/* not inlined: its buffer would stay in main's frame, on the stack of
+ * the thread that then waits for signals */
+static void __attribute__((noinline))
 version(void)
 {
 	char out[1024];
 	struct buf b;
 
 	buf_init(&b, out, sizeof(out));
-#define FEATURE_LINE(name, on) \
-	buf_str(&b, name); \
-	buf_str(&b, (on) ? ": yes\n" : ": no\n");
-	buf_lit(&b, "mrhttpd " MRHTTPD_VERSION "\n");
-	FEATURE_LIST(FEATURE_LINE)
+	buf_lit(&b, "mrhttpd " MRHTTPD_VERSION "\n"
+	    FEATURE_LIST(FEATURE_LINE));
 	if (ENABLE_TLS) {	/* a TLS=0 build stays as it was */
 		buf_lit(&b, "tls: yes\ntls-library: ");
 		buf_str(&b, tls_library());

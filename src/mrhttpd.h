@@ -13,11 +13,6 @@
 
 #include <config.h>	/* generated, from -I$(BUILD) */
 
-/* Request bodies are read only where someone wants them: without PUT and
- * CGI, a request that comes with one is answered and its connection
- * closed (the body is never parsed, so never mistaken for a request). */
-#define ENABLE_BODIES	(ENABLE_PUT || ENABLE_CGI)
-
 /*
  * The features -V reports, one line each.  A new compile-time feature adds
  * one X() line here and its ENABLE_ switch in configure.
@@ -351,6 +346,8 @@ struct reply {
 #define UPLOAD_PREFIX	".mrhttpd-upload-"	/* PUT's temporary files */
 int	 file_serve(struct conn *, struct request *, struct reply *);
 void	 file_cache_flush(void);
+void	*file_cache_run(void *(*)(void *), void *);
+extern const size_t file_cache_size;	/* what that takes of the stack */
 void	 file_cache_invalidate(void);
 
 /* server.c */

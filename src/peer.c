@@ -8,6 +8,7 @@
  * start-up, so that nobody can choose addresses that collide.  A lock is
  * taken per connection (accept and close), never per request.
  */
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -22,10 +23,20 @@ struct peer {
 	int		 p_n;		/* 0: the entry is free */
 };
 
-static struct peer peers[PEER_TABLE];
+static struct peer *peers;	/* PEER_TABLE of them, mapped by peer_init */
 static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t seed;
 static int seeded;
+
+/* Maps the table, zero and untouched until clients come: out of .bss,
+ * as the slots are (server.c).  Returns 0 or -1. */
+int
+peer_init(void)
+{
+	peers = mmap(NULL, PEER_TABLE * sizeof(*peers), PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return peers == MAP_FAILED ? -1 : 0;
+}
 
 static void
 peer_key(const struct sockaddr_storage *ss, unsigned char *key)

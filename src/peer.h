@@ -10,12 +10,15 @@
 enum { PEER_KEY = 16 };		/* an address as IPv6 (IPv4 mapped) */
 
 #if ENABLE_PER_IP
+/* Sets up the table, at start-up.  Returns 0 or -1. */
+int	 peer_init(void);
 /* Counts a new connection from ss, its key written to key.  Returns 0, or
  * -1 when that address has MAX_CONNECTIONS_PER_IP open already. */
 int	 peer_add(const struct sockaddr_storage *, unsigned char *);
 /* The connection with this key closed. */
 void	 peer_del(const unsigned char *);
 #else
+static inline int peer_init(void) { return 0; }
 static inline int
 peer_add(const struct sockaddr_storage *ss, unsigned char *key)
 {

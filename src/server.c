@@ -4,11 +4,14 @@
  * take it.  What a connection says is its protocol's business.
  */
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -98,9 +101,12 @@ struct slot {
  * the thread serving a connection parks or frees its slot.  s_state
  * changes with atomic stores and compare-and-swap: no lock.  Free slots
  * are reused last in, first out, so the table's memory in use follows the
- * most connections ever open at once, not how many came and went.
+ * most connections ever open at once, not how many came and went.  It is
+ * mapped apart (server_run), not in .bss: there its untouched pages would
+ * sit between the few variables an idle server writes, and spread them
+ * over more pages.
  */
-static struct slot slots[CONFIG_MAX_CONNECTIONS];
+static struct slot *slots;
 static int slots_hi;		/* slots ever used are below this, atomic */
 static int free_top = -1;	/* stack of freed slots, atomic */
 static int conns;		/* open connections, atomic */
@@ -723,6 +729,13 @@ worker(void *arg)
 	return NULL;
 }
 
+/* A worker's thread: the worker, with a file cache on its stack. */
+static void *
+worker_start(void *arg)
+{
+	return file_cache_run(worker, arg);
+}
+
 /*
  * Starts a worker, which then waits for the turn.  At most one thread per
  * connection plus the turn holder.  Returns 0 or -1.
@@ -738,7 +751,7 @@ spawn_worker(void)
 		return -1;
 	}
 	__atomic_add_fetch(&pool.p_waiting, 1, __ATOMIC_ACQ_REL);
-	if (pthread_create(&t, &pool.p_attr, worker, NULL) != 0) {
+	if (pthread_create(&t, &pool.p_attr, worker_start, NULL) != 0) {
 		log_warn("pthread_create: %s", strerror(errno));
 		__atomic_sub_fetch(&pool.p_waiting, 1, __ATOMIC_ACQ_REL);
 		__atomic_sub_fetch(&pool.p_workers, 1, __ATOMIC_ACQ_REL);
@@ -767,16 +780,21 @@ server_thread(void *(*fn)(void *), void *arg)
 
 /*
  * Runs the server until SIGINT or SIGTERM.  The signals are blocked in every
- * thread and taken here with sigwait, so no handler runs in a worker.
- * ready is written to (then closed) once accepting, for a detaching parent.
+ * thread and taken here from a signalfd, so no handler runs in a worker.
+ * The first worker starts when the epoll set first has something, so an
+ * idle server is this one thread.  ready is written to (then closed) once
+ * accepting, for a detaching parent.
  */
 void
 server_run(int ready)
 {
-	size_t stack = (size_t)CONFIG_THREAD_STACK_KB * 1024 + HEAD_MAX;
+	size_t stack = (size_t)CONFIG_THREAD_STACK_KB * 1024 + HEAD_MAX +
+	    file_cache_size;
+	struct signalfd_siginfo si;
+	struct pollfd pfd[2];
 	long long deadline;
 	sigset_t set;
-	int i, sig;
+	int i, n, nfd, sig, wait = -1;
 
 	/* a CGI request needs room for the program's environment and its
 	 * buffers: address space only, touched by CGI requests alone */
@@ -801,14 +819,21 @@ server_run(int ready)
 	pthread_attr_init(&pool.p_attr);
 	pthread_attr_setdetachstate(&pool.p_attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&pool.p_attr, stack);
-	/* one worker to begin with: the first slow request starts the next */
 	for (i = 0; i < LISTENERS; i++)
 		if (listener.l_fd[i] != -1)
 			fcntl(listener.l_fd[i], F_SETFL, O_NONBLOCK);
-	if ((turn.t_epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
-	    (listener_update(), !listener.l_in_set) || spawn_worker() == -1) {
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	slots = mmap(NULL, CONFIG_MAX_CONNECTIONS * sizeof(*slots),
+	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (slots == MAP_FAILED || peer_init() == -1 ||
+	    (pfd[0].fd = signalfd(-1, &set, SFD_CLOEXEC)) == -1 ||
+	    (turn.t_epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
+	    (listener_update(), !listener.l_in_set)) {
 		static const char msg[] =
-		    "mrhttpd: cannot start the event loop or a worker thread\n";
+		    "mrhttpd: cannot start the event loop\n";
 
 		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
 		_exit(1);
@@ -824,14 +849,23 @@ server_run(int ready)
 			dup2(settings.set_devnull, STDOUT_FILENO);
 	}
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	pfd[0].events = pfd[1].events = POLLIN;
+	pfd[1].fd = turn.t_epfd;
 	for (;;) {
-		if (sigwait(&set, &sig) != 0)
+		/* no worker yet: the first client wakes us too, and waits in
+		 * the set (the listeners are level-triggered) for the worker
+		 * started for it; the first slow request starts the next */
+		nfd = wait == -1 &&
+		    __atomic_load_n(&pool.p_workers, __ATOMIC_ACQUIRE) == 0 ? 2 : 1;
+		n = poll(pfd, nfd, wait);
+		wait = -1;
+		if (n > 0 && nfd == 2 && pfd[1].revents != 0 &&
+		    spawn_worker() == -1)
+			wait = 100;	/* no thread to be had: again soon */
+		if (n <= 0 || pfd[0].revents == 0 ||
+		    read(pfd[0].fd, &si, sizeof(si)) != sizeof(si))
 			continue;
-		if (sig != SIGHUP)
+		if ((sig = (int)si.ssi_signo) != SIGHUP)
 			break;
 		/* the configuration is compiled in; only the log is reopened */
 		if (log_open("") == -1)
