@@ -102,7 +102,8 @@ struct dl_out {
 	struct buf	 o_b;		/* the data */
 	int		 o_err;		/* a write failed: send nothing more */
 	int		 o_count;	/* entries written */
-	int		 o_unsorted;	/* a group did not fit to sort */
+	int		 o_mark;	/* the marker is due before an entry */
+	int		 o_unsorted;	/* the marker was written */
 	char		 o_buf[DL_OUT];
 };
 
@@ -487,6 +488,8 @@ dl_entry(struct dl_out *o, const struct dl_list *l, const char *name,
 	dir = S_ISDIR(st.st_mode);
 	if (pass == 0 ? !dir : !S_ISREG(st.st_mode))
 		return;
+	if (o->o_mark)
+		dl_unsorted(o);
 
 	if (CONFIG_AUTO_INDEX == LIST_HTML) {
 		out_lit(o, "<tr><td><a href=\"");
@@ -609,6 +612,7 @@ dl_kept(struct dl_out *o, struct dl_list *l, int pass)
 static void
 dl_unsorted(struct dl_out *o)
 {
+	o->o_mark = 0;
 	o->o_unsorted = 1;
 	if (CONFIG_AUTO_INDEX == LIST_XML)
 		out_lit(o, "<!-- " DL_UNSORTED " -->\n");
@@ -633,8 +637,9 @@ dl_end(struct dl_out *o)
  * One pass (0: directories, 1: files) over the directory, from the n
  * bytes of records in l_dents on.  Names are held while they fit and
  * listed sorted at the end; once one does not fit, those held are listed
- * sorted, then the marker, then the rest as they are read.  Returns -1
- * when a read fails.
+ * sorted, then the rest as they are read, with the marker before the
+ * first of them that is listed (o_mark: with DT_UNKNOWN, none may be).
+ * Returns -1 when a read fails.
  */
 static int
 dl_pass(struct dl_out *o, struct dl_list *l, int pass, ssize_t n)
@@ -654,8 +659,7 @@ dl_pass(struct dl_out *o, struct dl_list *l, int pass, ssize_t n)
 				continue;
 			if (!full) {
 				dl_kept(o, l, pass);
-				dl_unsorted(o);
-				full = 1;
+				o->o_mark = full = 1;
 			}
 			dl_entry(o, l, d->d_name, len, pass);
 		}
@@ -664,6 +668,7 @@ dl_pass(struct dl_out *o, struct dl_list *l, int pass, ssize_t n)
 			return -1;
 	}
 	dl_kept(o, l, pass);
+	o->o_mark = 0;
 	return 0;
 }
 
