@@ -3,14 +3,30 @@
  *
  * A listing is streamed while the directory is read: no temporary file,
  * no malloc (opendir would allocate), never more than one getdents64
- * buffer and one output chunk in memory, both on the thread's stack.
+ * buffer, one output chunk and the names of one group (below) in
+ * memory, all on the thread's stack (about 17 KiB with the caller's
+ * path buffer).
  * HTTP/1.1 gets Transfer-Encoding: chunked, one chunk per output buffer;
  * HTTP/1.0 gets no length and the connection closes after the body.
  *
- * What is listed: directories, then regular files, each group in the
- * order the file system returns them (sorting would mean holding every
- * name).  Entries are stat'ed following symbolic links, as GET follows
- * them, so a link is listed as what it points to; sockets, FIFOs,
+ * What is listed: directories, then regular files, each group sorted by
+ * name in byte order (strcmp(3) on the raw bytes, taken as unsigned: "B"
+ * before "a", UTF-8 in code point order, invalid bytes last).  Sorting
+ * holds a group's names in a fixed arena in struct dl_list (DL_ARENA
+ * bytes on the thread's stack, no malloc: a name costs its length plus
+ * three bytes, so about 300 names of 16 bytes fit).  When a group's
+ * names do not all fit, those kept are listed sorted, then a marker, then
+ * the rest of the group in the order the file system returns them; the
+ * next group is sorted again.  The marker: in HTML a row
+ * <tr><td colspan="3">The entries below are not sorted: ...</td></tr>, in
+ * XML a comment <!-- The entries below are not sorted: ... --> before
+ * the next <entry>, and in JSON, which has no comments, a member
+ * "sorted":false after the array, once, when any group was cut; a listing
+ * that was sorted whole has no marker at all.  Names starting with '.'
+ * and entries whose d_type belongs to the other pass take no room.
+ *
+ * Entries are stat'ed when listed, following symbolic links as GET
+ * follows them, so a link is listed as what it points to; sockets, FIFOs,
  * devices and dangling links are left out, and so are names starting
  * with '.' (".", "..", and hidden files, as upstream documents).  An entry
  * that cannot be stat'ed is skipped.  Times are UTC.
@@ -25,6 +41,7 @@
  *	{"name":"a.txt","type":"text/plain","size":12,
  *	"modified":"2024-04-30T09:15:02Z"}
  *	]}
+ * (with ],"sorted":false} at the end when a group did not fit to sort)
  * XML (application/xml), XSLT_HEADER on the line after the declaration:
  *	<?xml version="1.0" encoding="UTF-8"?>
  *	<?xml-stylesheet href="/html.xslt" type="text/xsl"?>
@@ -66,6 +83,7 @@
 enum {
 	DL_OUT = 4096,		/* output buffer: one piece of the stream */
 	DL_DENTS = 2048,	/* getdents64 buffer: 7 or more entries */
+	DL_ARENA = 6144,	/* names held for sorting, and their offsets */
 	DL_CHAR = 8,		/* the longest escape of one character */
 	DL_NUM = 48,		/* room for a number or a date */
 };
@@ -84,8 +102,37 @@ struct dl_out {
 	struct buf	 o_b;		/* the data */
 	int		 o_err;		/* a write failed: send nothing more */
 	int		 o_count;	/* entries written */
+	int		 o_mark;	/* the marker is due before an entry */
+	int		 o_unsorted;	/* the marker was written */
 	char		 o_buf[DL_OUT];
 };
+
+/* A listing being made: what dirlist_serve found, for dl_stream, and the
+ * names held for sorting.  l_arena has l_top bytes of names, each ended
+ * by a NUL, from its start, and l_nkept 16-bit offsets of them at its
+ * end, from l_arena.off[DL_ARENA / 2 - l_nkept] on. */
+struct dl_list {
+	union {
+		char		 b[DL_DENTS];
+		uint64_t	 align;	/* the records hold 64-bit fields */
+	} l_dents;
+	union {
+		char		 b[DL_ARENA];
+		uint16_t	 off[DL_ARENA / 2];
+	} l_arena;
+	size_t		 l_top;
+	size_t		 l_nkept;
+	ssize_t		 l_n;		/* bytes in l_dents, read already */
+	int		 l_dirfd;
+	const char	*l_path;	/* the path to show */
+	size_t		 l_len;
+	int		 l_root;
+	const char	*l_base;	/* see dirlist_serve */
+	size_t		 l_baselen;
+};
+
+/* The text of the marker before a group's entries that were not sorted. */
+#define DL_UNSORTED	"The entries below are not sorted: too many to sort."
 
 static inline void out_room(struct dl_out *, size_t);
 static void	 out_flush(struct dl_out *, int);
@@ -97,8 +144,14 @@ static void	 out_uint(struct dl_out *, unsigned long long);
 static void	 out_size(struct dl_out *, unsigned long long);
 static size_t	 utf8_next(const unsigned char *, size_t, unsigned *);
 static void	 dl_begin(struct dl_out *, const char *, size_t, int);
-static void	 dl_entry(struct dl_out *, int, const char *, size_t,
-		    unsigned char, int, const char *, size_t);
+static int	 dl_skip(const char *, unsigned char, int);
+static void	 dl_entry(struct dl_out *, const struct dl_list *,
+		    const char *, size_t, int);
+static int	 dl_keep(struct dl_list *, const char *, size_t);
+static void	 dl_sort(struct dl_list *);
+static void	 dl_kept(struct dl_out *, struct dl_list *, int);
+static void	 dl_unsorted(struct dl_out *);
+static int	 dl_pass(struct dl_out *, struct dl_list *, int, ssize_t);
 static void	 dl_end(struct dl_out *);
 
 #define out_lit(o, lit)	out_put((o), (lit), sizeof(lit) - 1)
@@ -403,37 +456,45 @@ dl_begin(struct dl_out *o, const char *path, size_t len, int root)
 }
 
 /*
- * One directory entry, if it belongs to this pass (0: directories, 1:
- * files).  base is put in front of every link (see dirlist_serve).
+ * Whether an entry is left out of this pass (0: directories, 1: files)
+ * before any stat: a name starting with '.', or a d_type, when the file
+ * system fills it in, of the other pass or of what is never listed.  It
+ * spares those a stat and room in the arena.
+ */
+static int
+dl_skip(const char *name, unsigned char dtype, int pass)
+{
+	return name[0] == '.' || (dtype != DT_UNKNOWN && dtype != DT_LNK &&
+	    dtype != (pass == 0 ? DT_DIR : DT_REG));
+}
+
+/*
+ * One directory entry that dl_skip let through, if it belongs to this
+ * pass.  l_base is put in front of every link (see dirlist_serve).
  */
 static void
-dl_entry(struct dl_out *o, int dirfd, const char *name, size_t len,
-    unsigned char dtype, int pass, const char *base, size_t baselen)
+dl_entry(struct dl_out *o, const struct dl_list *l, const char *name,
+    size_t len, int pass)
 {
 	const char *type;
 	struct stat st;
 	int dir;
 
-	if (name[0] == '.')
-		return;
-	/* d_type, when the file system fills it in, spares a stat for the
-	 * entries of the other pass and for those never listed */
-	if (dtype != DT_UNKNOWN && dtype != DT_LNK &&
-	    dtype != (pass == 0 ? DT_DIR : DT_REG))
-		return;
 	/* FOLLOW_SYMLINKS=0: a link is not shown as what it points to
 	 * (which may be outside PUBLIC_DIR), and so not listed at all */
-	if (fstatat(dirfd, name, &st, ENABLE_FOLLOW_SYMLINKS ? 0 :
+	if (fstatat(l->l_dirfd, name, &st, ENABLE_FOLLOW_SYMLINKS ? 0 :
 	    AT_SYMLINK_NOFOLLOW) == -1)
 		return;
 	dir = S_ISDIR(st.st_mode);
 	if (pass == 0 ? !dir : !S_ISREG(st.st_mode))
 		return;
+	if (o->o_mark)
+		dl_unsorted(o);
 
 	if (CONFIG_AUTO_INDEX == LIST_HTML) {
 		out_lit(o, "<tr><td><a href=\"");
-		if (baselen > 0) {
-			out_href(o, base, baselen);
+		if (l->l_baselen > 0) {
+			out_href(o, l->l_base, l->l_baselen);
 			out_lit(o, "/");
 		}
 		out_href(o, name, len);
@@ -486,10 +547,85 @@ dl_entry(struct dl_out *o, int dirfd, const char *name, size_t len,
 	o->o_count++;
 }
 
+/*
+ * Holds name[0..len) for sorting: the name and a NUL at l_top, its
+ * offset below those at the arena's end.  Returns -1 when they do not
+ * fit.  (A name has at most 255 bytes, so one always fits alone.)
+ */
+static int
+dl_keep(struct dl_list *l, const char *name, size_t len)
+{
+	if (l->l_top + len + 1 + (l->l_nkept + 1) * sizeof(uint16_t) >
+	    DL_ARENA)
+		return -1;
+	memcpy(l->l_arena.b + l->l_top, name, len);
+	l->l_arena.b[l->l_top + len] = '\0';
+	l->l_nkept++;
+	l->l_arena.off[DL_ARENA / 2 - l->l_nkept] = (uint16_t)l->l_top;
+	l->l_top += len + 1;
+	return 0;
+}
+
+/*
+ * Sorts the offsets of the names held so that the names are in byte
+ * order: strcmp compares bytes as unsigned char.  A shell sort with
+ * Knuth's gaps (1, 4, 13, 40...): small, in place, and qsort(3) may
+ * allocate.
+ */
+static void
+dl_sort(struct dl_list *l)
+{
+	const char *a = l->l_arena.b;
+	uint16_t *v = l->l_arena.off + DL_ARENA / 2 - l->l_nkept, t;
+	size_t n = l->l_nkept, gap, i, j;
+
+	for (gap = 1; gap < n / 3; gap = gap * 3 + 1)
+		;
+	for (; gap > 0; gap /= 3)
+		for (i = gap; i < n; i++) {
+			t = v[i];
+			for (j = i; j >= gap &&
+			    strcmp(a + v[j - gap], a + t) > 0; j -= gap)
+				v[j] = v[j - gap];
+			v[j] = t;
+		}
+}
+
+/* Lists the names held, sorted, and empties the arena. */
+static void
+dl_kept(struct dl_out *o, struct dl_list *l, int pass)
+{
+	const uint16_t *v = l->l_arena.off + DL_ARENA / 2 - l->l_nkept;
+	const char *name;
+	size_t i;
+
+	dl_sort(l);
+	for (i = 0; i < l->l_nkept && !o->o_err; i++) {
+		name = l->l_arena.b + v[i];
+		dl_entry(o, l, name, strlen(name), pass);
+	}
+	l->l_top = l->l_nkept = 0;
+}
+
+/* Says that the entries that follow, to the group's end, are not sorted;
+ * JSON says it after the array (dl_end). */
+static void
+dl_unsorted(struct dl_out *o)
+{
+	o->o_mark = 0;
+	o->o_unsorted = 1;
+	if (CONFIG_AUTO_INDEX == LIST_XML)
+		out_lit(o, "<!-- " DL_UNSORTED " -->\n");
+	else if (CONFIG_AUTO_INDEX == LIST_HTML)
+		out_lit(o, "<tr><td colspan=\"3\">" DL_UNSORTED "</td></tr>\n");
+}
+
 static void
 dl_end(struct dl_out *o)
 {
-	if (CONFIG_AUTO_INDEX == LIST_JSON)
+	if (CONFIG_AUTO_INDEX == LIST_JSON && o->o_unsorted)
+		out_lit(o, "\n],\"sorted\":false}\n");
+	else if (CONFIG_AUTO_INDEX == LIST_JSON)
 		out_lit(o, "\n]}\n");
 	else if (CONFIG_AUTO_INDEX == LIST_XML)
 		out_lit(o, "</directory>\n");
@@ -497,24 +633,48 @@ dl_end(struct dl_out *o)
 		out_lit(o, "</tbody>\n</table>\n</body>\n</html>\n");
 }
 
-/* A listing being made: what dirlist_serve found, for dl_stream. */
-struct dl_list {
-	union {
-		char		 b[DL_DENTS];
-		uint64_t	 align;	/* the records hold 64-bit fields */
-	} l_dents;
-	ssize_t		 l_n;		/* bytes in l_dents, read already */
-	int		 l_dirfd;
-	const char	*l_path;	/* the path to show */
-	size_t		 l_len;
-	int		 l_root;
-	const char	*l_base;	/* see dirlist_serve */
-	size_t		 l_baselen;
-};
+/*
+ * One pass (0: directories, 1: files) over the directory, from the n
+ * bytes of records in l_dents on.  Names are held while they fit and
+ * listed sorted at the end; once one does not fit, those held are listed
+ * sorted, then the rest as they are read, with the marker before the
+ * first of them that is listed (o_mark: with DT_UNKNOWN, none may be).
+ * Returns -1 when a read fails.
+ */
+static int
+dl_pass(struct dl_out *o, struct dl_list *l, int pass, ssize_t n)
+{
+	const struct dir_rec *d;
+	size_t off, len;
+	int full = 0;
+
+	while (n > 0 && !o->o_err) {
+		off = 0;
+		while ((d = dir_next(l->l_dents.b, (size_t)n, &off))) {
+			if (dl_skip(d->d_name, d->d_type, pass))
+				continue;
+			len = strnlen(d->d_name, d->d_reclen -
+			    offsetof(struct dir_rec, d_name));
+			if (!full && dl_keep(l, d->d_name, len) == 0)
+				continue;
+			if (!full) {
+				dl_kept(o, l, pass);
+				o->o_mark = full = 1;
+			}
+			dl_entry(o, l, d->d_name, len, pass);
+		}
+		if ((n = dir_read(l->l_dirfd, l->l_dents.b,
+		    sizeof(l->l_dents.b))) == -1)
+			return -1;
+	}
+	dl_kept(o, l, pass);
+	o->o_mark = 0;
+	return 0;
+}
 
 /*
  * The listing's body, a stream: directories first, in two passes, as
- * nothing is kept between them.  Returns 0, or -1 when the directory
+ * only one group's names are held.  Returns 0, or -1 when the directory
  * could not be read to its end or the client is gone: the body is then
  * cut short (for HTTP/1.1, no last chunk), as a well-formed end would
  * pass a partial listing off as the whole.
@@ -524,9 +684,7 @@ dl_stream(void *arg, struct stream *st)
 {
 	struct dl_list *l = arg;
 	struct dl_out o;
-	const struct dir_rec *d;
 	ssize_t n = l->l_n;
-	size_t off, namelen;
 	int pass;
 
 	memset(&o, 0, offsetof(struct dl_out, o_buf));
@@ -538,18 +696,8 @@ dl_stream(void *arg, struct stream *st)
 		    (n = dir_read(l->l_dirfd, l->l_dents.b,
 		    sizeof(l->l_dents.b))) == -1))
 			goto truncated;
-		while (n > 0 && !o.o_err) {
-			off = 0;
-			while ((d = dir_next(l->l_dents.b, (size_t)n, &off))) {
-				namelen = strnlen(d->d_name, d->d_reclen -
-				    offsetof(struct dir_rec, d_name));
-				dl_entry(&o, l->l_dirfd, d->d_name, namelen,
-				    d->d_type, pass, l->l_base, l->l_baselen);
-			}
-			if ((n = dir_read(l->l_dirfd, l->l_dents.b,
-			    sizeof(l->l_dents.b))) == -1)
-				goto truncated;
-		}
+		if (dl_pass(&o, l, pass, n) == -1)
+			goto truncated;
 	}
 	dl_end(&o);
 	out_flush(&o, 1);

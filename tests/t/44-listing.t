@@ -9,13 +9,17 @@
 # links fetch their files, XSLT_HEADER, DEFAULT_INDEX first, the 301 for
 # a directory without its slash, HEAD, keep-alive after a listing, a
 # listing big enough for many chunks, PATH_PREFIX, and no listing with
-# AUTO_INDEX=0.  The HTML page is also loaded in headless Chromium when
-# it is installed.
+# AUTO_INDEX=0.  Order: directories first, each group in byte order, and
+# a group too big for the server's arena sorted as far as it fits, then a
+# marker, then the rest, every entry once; no marker when all fit.  The
+# HTML page is also loaded in headless Chromium when it is installed; its
+# screenshots are kept in tests/build/listing-*.png.
 
 use strict;
 use warnings;
 
 use Encode ();
+use File::Copy qw(copy);
 use File::Temp qw(tempdir);
 use JSON::PP ();
 use POSIX ();
@@ -63,6 +67,22 @@ my %SHOWN = (
 );
 my @dirs = ('sub', 'dir "quoted" & <odd>');
 
+# order/: names that byte order sorts otherwise than case-blind, locale
+# or creation order would: case, digits, punctuation, UTF-8 (in code
+# point order, as its bytes are) and an invalid byte, which goes last.
+# They are created in this scrambled order.
+my @ORDER_FILES = ('b', "\xc3\xa9t\xc3\xa9", 'B', 'a-b', '_x', 'A',
+	"\xffhigh", '10', 'ab', '~t', 'Z9', '9', "\xe2\x82\xac", 'a', 'z',
+	'a.b', "\xf0\x9f\x98\x80", 'aB', 'Ab', "a\xc3\xa9", 'a~');
+my @ORDER_DIRS = ('zdir', 'Adir', "\xc3\xa9dir", 'adir', 'Zdir', '0dir');
+# over/: 2,000 files of 40-byte names, far more than the arena holds,
+# and 3 directories; overdirs/: 300 such directories and 20 files.
+sub long_name { sprintf('%s-%04d-%s', $_[0], ($_[1] * 7919) % $_[2], 'n' x 26) }
+my @OVER_FILES = map { long_name('file', $_, 2000) . '.dat' } 0 .. 1999;
+my @OVER_DIRS = ('sub-b', 'sub-c', 'sub-a');
+my @OVERDIRS_DIRS = map { long_name('dir', $_, 300) } 0 .. 299;
+my @OVERDIRS_FILES = map { long_name('f', $_, 20) } 0 .. 19;
+
 my %TYPE = (json => 'application/json', xml => 'application/xml',
 	html => 'text/html; charset=utf-8');
 
@@ -93,9 +113,22 @@ sub populate {
 	POSIX::mkfifo("$d/fifo", 0644) or die "mkfifo: $!";
 	$t->write_file("many/entry-$_-" . ('x' x 60) . '.txt', "$_\n")
 		for 1 .. 400;
+	my $h = $t->htdocs;
+	$t->write_file("order/$_", "$_\n") for @ORDER_FILES;
+	mkdir "$h/order/$_" or die for @ORDER_DIRS;
+	$t->write_file("over/$_", '') for @OVER_FILES;
+	mkdir "$h/over/$_" or die for @OVER_DIRS;
+	make_dirs("$h/overdirs", @OVERDIRS_DIRS);
+	$t->write_file("overdirs/$_", '') for @OVERDIRS_FILES;
 	$t->write_file('idx/index.html', "the index\n");
 	$t->write_file('idx/other.txt', "other\n");
 	mkdir $t->htdocs . '/empty' or die;
+}
+
+sub make_dirs {
+	my ($base, @names) = @_;
+	mkdir $base;
+	mkdir "$base/$_" or die "mkdir $_: $!" for @names;
 }
 
 # What each format shows for a name: its bytes as UTF-8 with invalid
@@ -240,6 +273,106 @@ sub common_checks {
 		. "Connection: close\r\n\r\n");
 	is($st, 200, "$fmt: empty directory: 200");
 	ok(defined((dechunk($body))[0]), "$fmt: ... well framed");
+
+	order_checks($fmt, '/order/', \@ORDER_DIRS, \@ORDER_FILES, '');
+	order_checks($fmt, '/over/', \@OVER_DIRS, \@OVER_FILES, 'f');
+	order_checks($fmt, '/overdirs/', \@OVERDIRS_DIRS, \@OVERDIRS_FILES, 'd');
+}
+
+# The entries of a listing in order, by group: { d => [names as bytes],
+# f => [...] }, with undef where a marker says the rest of the group is
+# not sorted.  JSON has no such marker: its "sorted" member is returned
+# as well (undef without).  $back maps a name as shown to its bytes.
+sub listed {
+	my ($fmt, $doc, $back) = @_;
+	my (@items, $sorted);
+	my $bytes = sub { $back->{ $_[0] } // Encode::encode('UTF-8', $_[0]) };
+	if ($fmt eq 'json') {
+		my $j = eval { JSON::PP->new->utf8->decode($doc) } // {};
+		push @items, [$_->{type} eq 'dir' ? 'd' : 'f', $bytes->($_->{name})]
+			for @{ $j->{entries} // [] };
+		$sorted = $j->{sorted};
+	} elsif ($fmt eq 'xml') {
+		while ($doc =~ m{<entry><name>(.*?)</name><type>(.*?)</type>
+		    |(<!--\ The\ entries\ below\ are\ not\ sorted)}gsx) {
+			push(@items, undef), next if defined $3;
+			my $n = Encode::decode('UTF-8', decode_entities($1));
+			push @items, [$2 eq 'dir' ? 'd' : 'f', $bytes->($n)];
+		}
+	} else {
+		while ($doc =~ m{<tr><td><a\ href="([^"]*)">
+		    |(<tr><td\ colspan="3">The\ entries\ below\ are\ not)}gx) {
+			push(@items, undef), next if defined $2;
+			next if $1 eq '../';
+			my $n = pct_decode($1);
+			push @items, [$n =~ s{/$}{} ? 'd' : 'f', $n];
+		}
+	}
+	# a marker belongs to the group of the entry after it
+	my %group = (d => [], f => []);
+	for my $i (0 .. $#items) {
+		my $it = $items[$i] // $items[$i + 1] // ['?'];
+		push @{ $group{ $it->[0] } }, $items[$i] ? $it->[1] : undef;
+	}
+	my $kinds = join '', map { $_ ? $_->[0] : 'M' } @items;
+	return ($kinds, \%group, $sorted);
+}
+
+# How many names at the start of a list are in byte order.
+sub sorted_run {
+	my @n = @_;
+	my $i = 1;
+	$i++ while $i < @n && $n[$i - 1] lt $n[$i];
+	return @n ? $i : 0;
+}
+
+# A listing of $path: directories first, each group sorted up to its
+# marker, a marker only in the group $cut names ('d', 'f', or ''), every
+# name once, and the document valid.
+sub order_checks {
+	my ($fmt, $path, $dirs, $files, $cut) = @_;
+	my $what = "$fmt $path";
+	my $doc = get_listing($path, $TYPE{$fmt}, $what) // '';
+	my %back = map { shown($_, $fmt) => $_ } @$dirs, @$files;
+	my ($kinds, $got, $sorted) = listed($fmt, $doc, \%back);
+	like($kinds, qr/^d*(?:Md+)?f*(?:Mf+)?$/, "$what: directories first");
+	my %want = (d => $dirs, f => $files);
+	for my $k ('d', 'f') {
+		my @names = grep { defined } @{ $got->{$k} };
+		is(join("\0", sort @names), join("\0", sort @{ $want{$k} }),
+			"$what: $k: every entry listed once");
+		my ($head, $m) = (0, 0);
+		$head++ while $head < @{ $got->{$k} } && defined $got->{$k}[$head];
+		$m = $head < @{ $got->{$k} };
+		if ($fmt eq 'json') {
+			# the marker is "sorted":false: the sorted part is the run
+			$head = sorted_run(@names);
+			$m = defined $sorted && !$sorted && $head < @names;
+		}
+		is($m ? 1 : 0, $cut eq $k ? 1 : 0,
+			"$what: $k: " . ($cut eq $k ? 'a marker' : 'no marker'));
+		is(sorted_run(@names[0 .. $head - 1]), $head,
+			"$what: $k: in byte order" . ($m ? ' up to the marker' : ''));
+		cmp_ok($head, $m ? '>=' : '==', $m ? 100 : scalar @names,
+			"$what: $k: " . ($m ? 'at least 100 sorted' : 'all sorted'));
+	}
+	valid_doc($fmt, $doc, $what);
+	is(defined $sorted ? ($sorted ? 'true' : 'false') : 'none',
+		$cut ? 'false' : 'none', "$what: JSON \"sorted\" member")
+		if $fmt eq 'json';
+}
+
+sub valid_doc {
+	my ($fmt, $doc, $what) = @_;
+	if ($fmt eq 'json') {
+		ok(eval { JSON::PP->new->utf8->decode($doc) }, "$what: JSON parses")
+			or diag($@);
+	} elsif ($fmt eq 'xml') {
+		is(xml_wellformed($doc), '', "$what: XML well-formed");
+	} else {
+		like($doc, qr{</tbody>\n</table>\n</body>\n</html>\n\z},
+			"$what: HTML complete");
+	}
 }
 
 sub decode_entities {
@@ -262,19 +395,22 @@ sub xml_wellformed {
 	$s =~ s/\A<\?xml [^?]*\?>\s*// or return 'no declaration';
 	$s =~ s/\A<\?xml-stylesheet [^?]*\?>\s*//;
 	my @stack;
-	while (length $s) {
-		if ($s =~ s/\A<([A-Za-z]\w*)>//) {
+	# \G and /gc walk the document once: s/\A...// would copy it per tag
+	while ((pos($s) // 0) < length $s) {
+		if ($s =~ /\G<([A-Za-z]\w*)>/gc) {
 			push @stack, $1;
-		} elsif ($s =~ s{\A</([A-Za-z]\w*)>}{}) {
+		} elsif ($s =~ m{\G</([A-Za-z]\w*)>}gc) {
 			return "unbalanced </$1>" unless @stack && pop(@stack) eq $1;
-			return 'text after the root' if !@stack && $s =~ /\S/;
-		} elsif ($s =~ s/\A([^<]+)//) {
+			return 'text after the root' if !@stack && $s =~ /\G.*\S/gcs;
+		} elsif ($s =~ /\G<!--(?:[^-]|-(?!-))*-->/gc) {
+			# a comment: no "--" inside, none ending in "-"
+		} elsif ($s =~ /\G([^<]+)/gc) {
 			my $text = $1;
 			return 'text outside the root' if !@stack && $text =~ /\S/;
 			$text =~ s/&(?:lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);//g;
 			return "stray & or > in text" if $text =~ /[&]/;
 		} else {
-			return 'bad markup at ' . substr($s, 0, 20);
+			return 'bad markup at ' . substr($s, pos($s) // 0, 20);
 		}
 	}
 	return @stack ? 'unclosed elements' : '';
@@ -423,6 +559,20 @@ sub pct_decode {
 	return $s;
 }
 
+# Whether the links of a DOM Chromium dumped come in order: after the
+# parent's, directories, then files, each group in byte order.
+sub dom_sorted {
+	my ($dom) = @_;
+	my @names = map { pct_decode($_) }
+		($dom // '') =~ /<tr><td><a href="([^"]*)">/g;
+	shift @names if @names && $names[0] eq '../';
+	my @d = grep { m{/$} } @names;
+	my @f = grep { !m{/$} } @names;
+	return @f > 0 && join("\0", @names) eq join("\0", @d, @f)
+		&& sorted_run(map { s{/$}{}r } @d) == @d
+		&& sorted_run(@f) == @f;
+}
+
 {
 	my $t = MrhttpdTest->new(conf => { AUTO_INDEX => 3,
 		DEFAULT_INDEX => 'index.html' });
@@ -493,7 +643,7 @@ sub pct_decode {
 	SKIP: {
 		my $chromium = MrhttpdTest::find_prog('chromium')
 			// MrhttpdTest::find_prog('chromium-browser');
-		skip 'chromium is not installed (apt-get install chromium)', 6
+		skip 'chromium is not installed (apt-get install chromium)', 10
 			unless $chromium;
 		my $ud = tempdir(CLEANUP => 1);
 		my @cmd = ('timeout', '120', $chromium, '--headless', '--no-sandbox',
@@ -520,6 +670,12 @@ sub pct_decode {
 		ok($text =~ /<a href="q%3Fmark">q\?mark<\/a>/,
 			'chromium: the q?mark link keeps its encoded href');
 		unlike($text, qr/<script/i, 'chromium: no script element in the DOM');
+		ok(dom_sorted($dom), 'chromium: /d/ links in order: directories, '
+			. 'then files, each in byte order');
+		$rc = run_cmd({ stdout => "$ud/order.html", stderr => "$ud/err" },
+			@cmd, '--dump-dom', "${url}../order/");
+		ok($rc == 0 && dom_sorted(slurp("$ud/order.html")),
+			'chromium: /order/ links in order as well');
 
 		$rc = run_cmd({ stdout => "$ud/out", stderr => "$ud/err2" }, @cmd,
 			"--screenshot=$ud/shot.png", $url);
@@ -528,6 +684,13 @@ sub pct_decode {
 		ok(substr($png, 0, 8) eq "\x89PNG\r\n\x1a\n" && length($png) > 10000,
 			'chromium: a screenshot of the page was taken')
 			or diag(length($png) . ' bytes');
+		$rc = run_cmd({ stdout => "$ud/out", stderr => "$ud/err3" }, @cmd,
+			"--screenshot=$ud/order.png", "${url}../order/");
+		is($rc, 0, 'chromium: --screenshot of /order/ ran');
+		my $keep = "$MrhttpdTest::ROOT/tests/build/listing";
+		ok(copy("$ud/shot.png", "$keep-d.png")
+			&& copy("$ud/order.png", "$keep-order.png"),
+			'chromium: screenshots kept in tests/build/listing-*.png');
 	}
 	$t->stop();
 }

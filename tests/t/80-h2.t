@@ -68,6 +68,8 @@ $t->write_file('page.html', 'plain page ' x 50);
 $t->write_file('page.html.gz', "\x1f\x8b pretend gzip");
 $t->write_file('list/a.txt', 'a');
 $t->write_file('list/b.txt', 'b');
+# more names than a listing sorts (its arena is 6 KiB): created backwards
+$t->write_file(sprintf('many/%03d-%s', 399 - $_, 'm' x 40), '') for 0 .. 399;
 mkdir $t->htdocs . '/up';
 my $sport = tls_port();
 $t->run({}, '-s', $sport);
@@ -116,6 +118,16 @@ ok($r->{head} =~ /^content-encoding: gzip\r$/m &&
 $r = h2c("$base/list/");
 ok($r->{status} == 200 && $r->{body} =~ /a\.txt/ && $r->{body} =~ /b\.txt/,
 	'a listing (a stream body, on a thread of its own)');
+$r = h2c("$base/many/");
+my @seq;
+push @seq, $1 // 'M' while $r->{body} =~ m{<a href="(\d{3})-m+">|(colspan)}g;
+my @names = grep { $_ ne 'M' } @seq;
+my %once = map { $_ => 1 } @names;
+ok(@names == 400 && keys(%once) == 400, 'a listing too big to sort: '
+	. 'every entry once');
+my ($m) = grep { $seq[$_] eq 'M' } 0 .. $#seq;
+ok(defined $m && $m >= 100 && "@seq[0 .. $m - 1]" eq
+	join(' ', sort @seq[0 .. $m - 1]), '... sorted up to the marker');
 $r = h2c("$base/up/new.txt", '-X', 'PUT', '--data-binary', 'x');
 is($r->{status}, 401, 'PUT without credentials: 401');
 $r = h2c("$base/up/new.txt", '-u', 'test:test', '--data-binary', 'put over h2',

@@ -1,6 +1,7 @@
 /*
  * dirlist.c - unit tests for utf8_next() (static in src/dirlist.c), the
- * UTF-8 decoder the listings use to tell text from bytes (RFC 3629).
+ * UTF-8 decoder the listings use to tell text from bytes (RFC 3629), and
+ * for dl_keep() and dl_sort(), the arena that sorts a group of names.
  *
  * Each row is a byte string, how many of its bytes the decoder may see,
  * and the length and code point of the sequence at its start, or 0 for
@@ -237,10 +238,69 @@ test_all(void)
 	    firstpair & 0xff);
 }
 
+/* Whether the names held are in byte order, each offset once. */
+static int
+kept_sorted(const struct dl_list *l)
+{
+	const uint16_t *v = l->l_arena.off + DL_ARENA / 2 - l->l_nkept;
+	static unsigned char seen[DL_ARENA];
+	size_t i;
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < l->l_nkept; i++) {
+		if (v[i] >= l->l_top || seen[v[i]]++)
+			return 0;
+		if (i > 0 && strcmp(l->l_arena.b + v[i - 1],
+		    l->l_arena.b + v[i]) >= 0)
+			return 0;
+	}
+	return 1;
+}
+
+static void
+test_sort(void)
+{
+	static const char *const names[] = { "b", "\xc3\xa9", "B", "a-b",
+	    "_x", "A", "\xffz", "10", "ab", "~", "Z9", "9", "a", "\x01c",
+	    "a.b", "\xf0\x9f\x98\x80", "aB", "\x7f", "\x80" };
+	static struct dl_list l;
+	char name[16];
+	size_t i, n = sizeof(names) / sizeof(names[0]);
+	unsigned x = 1;
+
+	for (i = 0; i < n; i++)
+		dl_keep(&l, names[i], strlen(names[i]));
+	dl_sort(&l);
+	ok(l.l_nkept == n && kept_sorted(&l), "%zu names sorted in byte "
+	    "order, high bytes last", n);
+	is_str(l.l_arena.b + l.l_arena.off[DL_ARENA / 2 - n], "\x01c",
+	    "a control character first");
+	is_str(l.l_arena.b + l.l_arena.off[DL_ARENA / 2 - 1], "\xffz",
+	    "0xff last");
+
+	/* 13 bytes and a NUL and a 2-byte offset: exactly 384 fit */
+	l.l_top = l.l_nkept = 0;
+	for (i = 0; i < 1000; i++) {
+		x = x * 1103515245 + 12345;
+		snprintf(name, sizeof(name), "n%012u", x % 1000000007u);
+		if (dl_keep(&l, name, 13) == -1)
+			break;
+	}
+	is_int(l.l_nkept, DL_ARENA / 16, "names fill the arena exactly");
+	ok(l.l_top + 2 * l.l_nkept <= DL_ARENA, "names and offsets within it");
+	ok(dl_keep(&l, "x", 1) == -1, "not even one byte more fits");
+	dl_sort(&l);
+	ok(kept_sorted(&l), "%zu scrambled names sorted", l.l_nkept);
+	l.l_top = l.l_nkept = 0;
+	dl_sort(&l);
+	ok(l.l_nkept == 0, "an empty arena sorts");
+}
+
 int
 main(void)
 {
 	test_utf8_next();
 	test_all();
+	test_sort();
 	return done_testing();
 }
