@@ -107,10 +107,20 @@ else
 	where "$OUT/musl/mrhttpd"
 	printf '    same with the default flags (-O2): %s bytes\n' \
 	    "$(bytes "$OUT/musl-O2/mrhttpd.stripped")"
-	if mem=$(perl extra/memusage.pl -q "$OUT/musl/mrhttpd.stripped"); then
+	# five runs, the median: where the kernel puts the main stack moves
+	# idle RSS by a page from one start to the next (doc/SIZE.md)
+	runs=
+	for i in 1 2 3 4 5; do
+		mem=$(perl extra/memusage.pl -q "$OUT/musl/mrhttpd.stripped") ||
+			break
+		runs="$runs $(echo "$mem" | sed -n 's/^idle_rss_kb=//p')"
+	done
+	if [ -n "$mem" ]; then
 		get() { echo "$mem" | sed -n "s/^$1=//p"; }
-		line "(c) idle RSS after start-up, musl static (VmRSS)" \
-		    "$(get idle_rss_kb)" $BUDGET_IDLE kB
+		sorted=$(echo $runs | tr ' ' '\n' | sort -n | tr '\n' ' ')
+		line "(c) idle RSS after start-up, musl static, median of 5" \
+		    "$(echo $sorted | cut -d' ' -f3)" $BUDGET_IDLE kB
+		echo "    runs: $sorted(kB)"
 		line "(d) RSS per idle keep-alive connection, of $(get conns)" \
 		    "$(get per_conn_kb)" $BUDGET_CONN kB
 		printf '    VmRSS %s kB, VmHWM %s kB, %s threads with %s connections\n' \
