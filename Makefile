@@ -48,7 +48,8 @@ SANITIZE ?=
 # Debian's musl-gcc and cross toolchains cannot link static-pie.  A static
 # musl binary gets no RELRO either: musl's static start-up never applies
 # it (its data page stays writable, checked in /proc/PID/maps), so there
-# the flags would only pad the file (doc/SIZE.md); glibc's does apply it.
+# the flags would only pad the file (doc/SIZE.md); glibc's does apply it
+# (and uClibc-ng, unverified here, keeps the flags).
 comma := ,
 HARDEN ?= 1
 ifeq ($(HARDEN),1)
@@ -57,8 +58,8 @@ ifeq ($(filter -static,$(LDFLAGS)),)
 HARDEN_CFLAGS += -fPIE
 HARDEN_LDFLAGS = -Wl,-z,relro -Wl,-z,now -pie
 else
-GLIBC := $(shell printf '\043include <stdio.h>\n\043ifndef __GLIBC__\n\043error\n\043endif\n' | \
-	$(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+GLIBC := $(shell printf '\043include <stdio.h>\n\043if !defined __GLIBC__ && !defined __UCLIBC__\n\043error\n\043endif\n' | \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1)
 HARDEN_LDFLAGS = $(if $(GLIBC),-Wl$(comma)-z$(comma)relro -Wl$(comma)-z$(comma)now,-Wl$(comma)-z$(comma)norelro)
 endif
 ifneq ($(SANITIZE),1)

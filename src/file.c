@@ -493,6 +493,31 @@ preconditions(const struct request *r, const struct fcache *e)
 	return 0;
 }
 
+/* Is a list of entity-tags "*", and nothing else? */
+static int
+is_star(const char *v)
+{
+	while (*v == ' ' || *v == '\t')
+		v++;
+	return v[0] == '*' && v[1] == '\0';
+}
+
+/*
+ * Preconditions without validators (VALIDATORS=0): no entity-tag can
+ * match, so If-Match fails unless it is "*", and If-None-Match holds
+ * unless it is "*" (RFC 9110 13.1.1, 13.1.2); the dates are ignored, as
+ * for a resource without a modification date (13.1.3, 13.1.4).
+ */
+static int
+preconditions_untagged(const struct request *r)
+{
+	if (r->req_if_match != NULL && !is_star(r->req_if_match))
+		return 412;
+	if (r->req_if_none_match != NULL && is_star(r->req_if_none_match))
+		return 304;
+	return 0;
+}
+
 /* Reads a byte position; saturates at the largest off_t instead of
  * overflowing or truncating. */
 static const char *
@@ -864,7 +889,8 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	size = e->fc_size;
 	off = 0;
 	/* without validators, an If-Range cannot hold: the whole file */
-	status = ENABLE_VALIDATORS ? preconditions(r, e) : 0;
+	status = ENABLE_VALIDATORS ? preconditions(r, e) :
+	    preconditions_untagged(r);
 	if (ENABLE_RANGES && status == 0 && r->req_method == M_GET &&
 	    r->req_range != NULL && (r->req_if_range == NULL ||
 	    (ENABLE_VALIDATORS && if_range_holds(r->req_if_range, e))))

@@ -253,7 +253,7 @@ main(int argc, char *argv[])
 	int ch, i, nullfd, ready = -1;
 
 	/* options: compiled-in values, a few overridable for testing */
-	for (i = 1; (ch = next_opt(argv, &i, &arg)) != -1; ) {
+	for (i = argc > 0; (ch = next_opt(argv, &i, &arg)) != -1; ) {
 		switch (ch) {
 		case 'a':
 			settings.set_addr = arg;
@@ -308,7 +308,9 @@ main(int argc, char *argv[])
 
 	/* limits: every connection needs a descriptor.  prlimit, as one
 	 * thread runs yet: musl's setrlimit brings the code that applies a
-	 * limit thread by thread on kernels without prlimit (0.7 KB) */
+	 * limit thread by thread on kernels without prlimit (0.7 KB).  On a
+	 * kernel before 2.6.36 (no prlimit) the soft limit stays; running
+	 * out of descriptors is handled (server.c) */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		(void)prlimit(0, RLIMIT_NOFILE, &rl, NULL);

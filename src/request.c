@@ -205,13 +205,13 @@ request_field(struct request *r, const struct header *h, const char *v,
 			r->req_referer = v;
 		break;
 	case 8:
-		if (ENABLE_VALIDATORS && hdr_is(h, "If-Match", 8))
+		if (hdr_is(h, "If-Match", 8))
 			r->req_if_match = v;
 		else if (ENABLE_RANGES && hdr_is(h, "If-Range", 8))
 			r->req_if_range = v;
 		break;
 	case 13:
-		if (ENABLE_VALIDATORS && hdr_is(h, "If-None-Match", 13))
+		if (hdr_is(h, "If-None-Match", 13))
 			r->req_if_none_match = v;
 		else if (hdr_is(h, "Authorization", 13))
 			r->req_authorization = v;

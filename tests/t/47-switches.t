@@ -3,9 +3,10 @@
 # without PUT and CGI are in 12-malformed.t): off, the server answers as a
 # server without the feature must, never worse.  RANGES=0: Range is
 # ignored (RFC 9110 14.2 allows it), the whole file is sent and no
-# Accept-Ranges offered.  VALIDATORS=0: no ETag or Last-Modified, the
-# conditional fields are ignored (nothing was sent to compare them with),
-# and an If-Range can never hold, so a Range with one gets the whole file.
+# Accept-Ranges offered.  VALIDATORS=0: no ETag or Last-Modified; with no
+# tag to match, If-Match fails unless it is "*" and If-None-Match holds
+# unless it is "*", the dates are ignored, and an If-Range can never hold,
+# so a Range with one gets the whole file.
 
 use strict;
 use warnings;
@@ -66,12 +67,15 @@ for my $name (sort keys %want) {
 	is(length($r->{body}), $ranges && $validators ? 10 : 1000,
 		"$name: If-Range: the body's length");
 
-	for (['If-None-Match: *', 304], ['If-Match: "nope"', 412],
-	    ['If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT', 304],
-	    ['If-Unmodified-Since: Sat, 01 Jan 1994 00:00:00 GMT', 412]) {
-		my ($h, $st) = @$_;
-		is(get($h)->{status}, $validators ? $st : 200,
-			"$name: $h: " . ($validators ? $st : 'ignored, 200'));
+	# without validators no tag can match (If-Match fails unless "*",
+	# If-None-Match holds unless "*"), and the dates are ignored
+	for (['If-None-Match: *', 304, 304], ['If-None-Match: "x"', 200, 200],
+	    ['If-Match: "nope"', 412, 412], ['If-Match: *', 200, 200],
+	    ['If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT', 304, 200],
+	    ['If-Unmodified-Since: Sat, 01 Jan 1994 00:00:00 GMT', 412, 200]) {
+		my ($h, $with, $without) = @$_;
+		my $st = $validators ? $with : $without;
+		is(get($h)->{status}, $st, "$name: $h: $st");
 	}
 	ok($t->alive, "$name: still serving");
 	$t->teardown;
