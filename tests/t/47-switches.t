@@ -67,11 +67,13 @@ for my $name (sort keys %want) {
 	is(length($r->{body}), $ranges && $validators ? 10 : 1000,
 		"$name: If-Range: the body's length");
 
+	# (dates before 2038: a 32-bit time_t, as on MIPS, takes no later
+	# one, and ignores the field)
 	# without validators no tag can match (If-Match fails unless "*",
 	# If-None-Match holds unless "*"), and the dates are ignored
 	for (['If-None-Match: *', 304, 304], ['If-None-Match: "x"', 200, 200],
 	    ['If-Match: "nope"', 412, 412], ['If-Match: *', 200, 200],
-	    ['If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT', 304, 200],
+	    ['If-Modified-Since: Thu, 01 Jan 2037 00:00:00 GMT', 304, 200],
 	    ['If-Unmodified-Since: Sat, 01 Jan 1994 00:00:00 GMT', 412, 200]) {
 		my ($h, $with, $without) = @$_;
 		my $st = $validators ? $with : $without;
