@@ -415,6 +415,15 @@ fcache_add(const char *path, size_t len, int fd, const struct stat *st,
 	return e;
 }
 
+/* Is a list of entity-tags "*", and nothing else? */
+static int
+is_star(const char *v)
+{
+	while (*v == ' ' || *v == '\t')
+		v++;
+	return v[0] == '*' && v[1] == '\0';
+}
+
 /*
  * Does a list of entity-tags (If-Match, If-None-Match) name etag?  "*"
  * names any.  Strong comparison (If-Match) ignores weak tags; weak
@@ -427,9 +436,7 @@ etag_match(const char *list, const char *etag, int strong)
 	const char *q;
 	int weak;
 
-	while (*list == ' ' || *list == '\t')
-		list++;
-	if (list[0] == '*' && list[1] == '\0')
+	if (is_star(list))
 		return 1;
 	while (*list != '\0') {
 		while (*list == ' ' || *list == '\t' || *list == ',')
@@ -491,15 +498,6 @@ preconditions(const struct request *r, const struct fcache *e)
 	    e->fc_lm <= t)
 		return 304;
 	return 0;
-}
-
-/* Is a list of entity-tags "*", and nothing else? */
-static int
-is_star(const char *v)
-{
-	while (*v == ' ' || *v == '\t')
-		v++;
-	return v[0] == '*' && v[1] == '\0';
 }
 
 /*
