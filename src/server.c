@@ -34,6 +34,7 @@ enum {
 	EV_LISTENER = -1,	/* the event's tag for listener 0; -2 for 1 */
 	LISTENERS = 1 + ENABLE_TLS,	/* plain HTTP, then HTTPS */
 	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
+	NOTSENT_LOWAT = 16384,	/* writable while less than this waits to go */
 };
 
 /*
@@ -142,7 +143,7 @@ listen_on(const char *addr, int port, char *err, size_t errsz)
 	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
 	socklen_t len;
-	int fd, on = 1, off = 0;
+	int fd, on = 1, off = 0, lowat = NOTSENT_LOWAT;
 
 	memset(&ss, 0, sizeof(ss));
 	if (*addr == '\0' || inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
@@ -187,6 +188,16 @@ listen_on(const char *addr, int port, char *err, size_t errsz)
 	 * Every reply is written whole (or corked with MSG_MORE), so Nagle
 	 * would only add delay */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+	/* a client is handed over once its first bytes are here, so the
+	 * first read finds them: no read that fails, no wait in the epoll
+	 * set.  One that stays silent comes a second later, at the first
+	 * retransmitted SYN-ACK, and is timed as any other */
+	setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &on, sizeof(on));
+	/* a file is written as the client takes it, not queued whole in the
+	 * kernel: else the ACKs coming back push the rest out, and the work
+	 * of sending is done on the client's side, in its time, and a slow
+	 * client holds megabytes of the router's memory */
+	setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
 	if (listen(fd, 4096) == -1) {
 		concat(err, errsz, "listen: ", strerror(errno), NULL);
 		close(fd);
@@ -631,9 +642,14 @@ next_conn(void)
 		tag = (int)turn.t_evs[turn.t_ev_i].data.u32;
 		hup = turn.t_evs[turn.t_ev_i++].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR);
 		if (tag < 0) {		/* EV_LISTENER - i */
-			if ((s = conn_accept(EV_LISTENER - tag)) != NULL)
-				return s;
-			continue;
+			if ((s = conn_accept(EV_LISTENER - tag)) == NULL)
+				continue;
+			/* the queue may hold more: ask again after the rest of
+			 * the batch, not after another epoll_wait */
+			if (turn.t_ev_n < EV_BATCH)
+				turn.t_evs[turn.t_ev_n++] =
+				    turn.t_evs[turn.t_ev_i - 1];
+			return s;
 		}
 		/* parked: ours now.  Active: tell its thread to read again.
 		 * Free (or pending already): nothing to do; the event is

@@ -88,14 +88,24 @@ SKIP: {
 	$t2->run({ nofile => $nofile });
 	sleep 0.3;
 
-	my @conns;
-	for (1 .. 2 * $nofile) {
-		my $s = http_connect(may_fail => 1, timeout => 2) or last;
-		push @conns, $s;
-	}
-	is(scalar @conns, 2 * $nofile, 2 * $nofile
+	# A silent client is handed to the server only when its first bytes
+	# come, or a second after it connected (TCP_DEFER_ACCEPT): so the
+	# oldest come first and are parked a while before the crowd, which
+	# arrives all at once a second after it connected.
+	my $open = sub {
+		my @s;
+		for (1 .. shift) {
+			my $s = http_connect(may_fail => 1, timeout => 2) or last;
+			push @s, $s;
+		}
+		return @s;
+	};
+	my @conns = $open->(5);
+	sleep 1.5;
+	push @conns, $open->(2 * $nofile - 10);
+	is(scalar @conns, 2 * $nofile - 5, 2 * $nofile - 5
 		. ' connections opened (accepted or in the backlog)');
-	sleep 0.5;
+	sleep 1.5;
 	my $cpu0 = $t2->cpu_time;
 	sleep 2;
 	my $cpu1 = $t2->cpu_time;
@@ -103,18 +113,21 @@ SKIP: {
 		or diag(sprintf 'used %.2f s of CPU in 2 s', ($cpu1 // 0) - ($cpu0 // 0));
 	ok($t2->alive, 'EMFILE: the server is still running');
 
-	# The newest connections got the descriptors of the oldest idle
-	# ones, and get an answer (perhaps an error status, as opening the
-	# file may fail with EMFILE too); the oldest were closed for them.
+	# Newcomers that ask at once get the descriptors of the idle ones
+	# parked longest, and an answer (perhaps an error status, as opening
+	# the file may fail with EMFILE too); the oldest were closed for them.
+	my @new = $open->(5);
+	http_send($_, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n") for @new;
 	my $answered = 0;
-	for my $s (@conns[-5 .. -1]) {
-		my $r = get_on($s, timeout => 5 * $slack);
+	for my $s (@new) {
+		my $r = read_response($s, timeout => 5 * $slack);
 		$answered++ if $r && $r->{status};
 	}
 	is($answered, 5, 'EMFILE: the newest connections are answered')
 		or diag("answered $answered of 5");
 	my $closed = grep { defined wait_closed($_, 2) } @conns[0 .. 4];
 	is($closed, 5, 'EMFILE: the oldest idle ones were closed to make room');
+	push @conns, @new;
 
 	close $_ for @conns;
 	@conns = ();
