@@ -344,7 +344,7 @@ http1_respond(struct conn *c, struct request *r, struct reply *rp,
 	int body = !bodyless && (r == NULL || r->req_method != M_HEAD);
 	size_t nf = buf_len(&rs->rs_fields), split;
 	long long len = rs->rs_len;
-	int k = 1, more = 0, rc;
+	int k = 1, more = 0, last = 0, rc;
 
 	rp->rp_status = status;
 	rp->rp_bytes = 0;
@@ -383,8 +383,12 @@ http1_respond(struct conn *c, struct request *r, struct reply *rp,
 		iov[k++] = (struct iovec){ .iov_base = out + split,
 		    .iov_len = buf_len(&h) - split };
 	}
+	/* the last write before a close is held for the FIN, which then
+	 * goes out in the same packet */
+	if (c->c_close)
+		last = IO_MORE;
 	if (!body || len == 0 || rs->rs_src == SRC_NONE)
-		return conn_writev(c, iov, k, 0);
+		return conn_writev(c, iov, k, last);
 	switch (rs->rs_src) {
 	case SRC_MEM:
 		iov[k++] = (struct iovec){ .iov_base = (void *)rs->rs_mem,
@@ -403,7 +407,7 @@ http1_respond(struct conn *c, struct request *r, struct reply *rp,
 		return http1_stream(c, rp, rs, len < 0 && minor >= 1);
 	}
 	/* a big file follows the head by sendfile */
-	rc = conn_writev(c, iov, k, more ? IO_MORE : 0);
+	rc = conn_writev(c, iov, k, more ? IO_MORE : last);
 	if (rc == 0 && more)
 		rc = conn_sendfile(c, rs->rs_fd, rs->rs_off, len);
 	if (rc == 0)
