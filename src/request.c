@@ -4,44 +4,44 @@
 
 #include "mrhttpd.h"
 
-/* tchar of RFC 9110 5.6.2: the characters of methods and header names. */
-static const unsigned char tchar[256] = {
-	['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1,
-	['*'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1,
-	['`'] = 1, ['|'] = 1, ['~'] = 1,
-	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
-	['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
-	['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
-	['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
-	['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
-	['Y'] = 1, ['Z'] = 1,
-	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
-	['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1,
-	['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
-	['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
-	['y'] = 1, ['z'] = 1,
+/*
+ * What each byte may be, one table for the whole head, so that each byte
+ * is looked at once: C_TCHAR for methods and field names (tchar, RFC 9110
+ * 5.6.2), C_TARGET for the request-target (visible ASCII and obs-text),
+ * C_VALUE for field values (those, SP and HTAB).  CR, LF, NUL and the
+ * other controls are in no class: every scan stops at them.
+ */
+enum { C_TCHAR = 1, C_TARGET = 2, C_VALUE = 4 };
+#define TV	(C_TCHAR | C_TARGET | C_VALUE)
+#define V	(C_TARGET | C_VALUE)
+static const unsigned char cls[256] = {
+	['\t'] = C_VALUE, [' '] = C_VALUE,
+	['!'] = TV, ['"'] = V, ['#' ... '\''] = TV, ['('] = V, [')'] = V,
+	['*'] = TV, ['+'] = TV, [','] = V, ['-'] = TV, ['.'] = TV, ['/'] = V,
+	['0' ... '9'] = TV, [':' ... '@'] = V, ['A' ... 'Z'] = TV,
+	['[' ... ']'] = V, ['^' ... 'z'] = TV, ['{'] = V, ['|'] = TV,
+	['}'] = V, ['~'] = TV, [0x80 ... 0xff] = V,
 };
+#undef TV
+#undef V
 
-static const struct {
-	char		 name[8];
-	enum method	 m;
-} methods[] = {	/* names, not pointers: no relocations */
-	{ "GET", M_GET }, { "HEAD", M_HEAD }, { "POST", M_POST },
-	{ "PUT", M_PUT }, { "DELETE", M_DELETE }, { "OPTIONS", M_OPTIONS },
-	{ "TRACE", M_TRACE }, { "CONNECT", M_CONNECT }, { "PATCH", M_PATCH },
+/* The names of enum method, in its order: no pointers, no relocations. */
+static const char methods[][8] = {
+	"", "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE",
+	"CONNECT", "PATCH",
 };
 
 /* Methods are case-sensitive (RFC 9110 9.1): "get" is unknown. */
 enum method
 method_lookup(const char *s, size_t n)
 {
-	size_t i;
+	unsigned m;
 
-	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (strlen(methods[i].name) == n &&
-		    memcmp(methods[i].name, s, n) == 0)
-			return methods[i].m;
+	/* a name of exactly n bytes: its NUL at n, none before */
+	for (m = M_GET; m <= M_PATCH && n - 1 < sizeof(methods[0]) - 1; m++)
+		if (methods[m][n] == '\0' && methods[m][n - 1] != '\0' &&
+		    memcmp(methods[m], s, n) == 0)
+			return (enum method)m;
 	return M_UNKNOWN;
 }
 
@@ -71,28 +71,22 @@ head_end(const char *buf, size_t len, size_t *scanned)
 }
 
 /*
- * Ends the line starting at p: NUL-terminates it over its CR LF or LF and
- * returns the next line.  A CR anywhere else, or a NUL, is an error (NULL).
+ * Ends the line at p, where a scan stopped: NUL-terminates it over its
+ * CR LF or LF and returns the next line.  Any other byte (a bare CR, a
+ * NUL, a control) is an error: NULL.
  */
 static char *
-line_end(char *p, char **endp)
+line_end(char *p)
 {
-	for (;; p++) {
-		if (*p == '\n') {
-			*endp = p;
-			*p = '\0';
-			return p + 1;
-		}
-		if (*p == '\r') {
-			if (p[1] != '\n')
-				return NULL;
-			*endp = p;
-			*p = '\0';
-			return p + 2;
-		}
-		if (*p == '\0')
-			return NULL;
+	if (*p == '\n') {
+		*p = '\0';
+		return p + 1;
 	}
+	if (*p == '\r' && p[1] == '\n') {
+		*p = '\0';
+		return p + 2;
+	}
+	return NULL;
 }
 
 static int
@@ -167,94 +161,131 @@ te_check(const char *v)
 	return chunked == 1 ? 0 : -400;
 }
 
+/*
+ * Is the field name at p the lower-case name lc, n bytes long?  The name
+ * is all tchar (the parser checked): of those, only the letters change
+ * with 0x20 set, so this compares without regard to case, and exactly.
+ */
 static int
-hdr_is(const struct header *h, const char *name, size_t n)
+name_is(const char *p, const char *lc, size_t n)
 {
-	return h->h_name_len == n && strncasecmp(h->h_name, name, n) == 0;
+	while (n-- > 0)
+		if ((p[n] | 0x20) != lc[n])
+			return 0;
+	return 1;
+}
+
+/* The fields the server reads, by length and first letter: one compare
+ * for the one name each could be. */
+enum hfield {
+	F_OTHER, F_HOST, F_RANGE, F_EXPECT, F_REFERER, F_IF_MATCH,
+	F_IF_RANGE, F_IF_NONE_MATCH, F_AUTHORIZATION, F_ACCEPT_ENCODING,
+	F_IF_UNMODIFIED_SINCE, F_CONNECTION, F_USER_AGENT, F_CONTENT_LENGTH,
+	F_IF_MODIFIED_SINCE, F_TRANSFER_ENCODING,
+};
+
+static enum hfield
+field_of(const char *p, size_t n)
+{
+	int c = *p | 0x20;
+
+#define F(lit, f)	(name_is(p, lit, n) ? (f) : F_OTHER)
+	switch (n) {
+	case 4:		return F("host", F_HOST);
+	case 5:		return F("range", F_RANGE);
+	case 6:		return F("expect", F_EXPECT);
+	case 7:		return F("referer", F_REFERER);
+	case 8:		return p[3] == 'm' || p[3] == 'M' ?
+			    F("if-match", F_IF_MATCH) :
+			    F("if-range", F_IF_RANGE);
+	case 10:	return c == 'c' ? F("connection", F_CONNECTION) :
+			    F("user-agent", F_USER_AGENT);
+	case 13:	return c == 'i' ? F("if-none-match", F_IF_NONE_MATCH) :
+			    F("authorization", F_AUTHORIZATION);
+	case 14:	return F("content-length", F_CONTENT_LENGTH);
+	case 15:	return F("accept-encoding", F_ACCEPT_ENCODING);
+	case 17:	return c == 'i' ? F("if-modified-since",
+			    F_IF_MODIFIED_SINCE) :
+			    F("transfer-encoding", F_TRANSFER_ENCODING);
+	case 19:	return F("if-unmodified-since", F_IF_UNMODIFIED_SINCE);
+	}
+	return F_OTHER;
+#undef F
 }
 
 /*
- * The fields the server itself reads, by name: h is stored in r (its value
- * v, NUL-terminated), and Connection's tokens go to *conn (1 close, 2
+ * The fields the server itself reads: h is stored in r (its value v,
+ * NUL-terminated), and Connection's tokens go to *conn (1 close, 2
  * keep-alive).  Returns 0, or -status for a value to refuse.
  */
 static int
 request_field(struct request *r, const struct header *h, const char *v,
     int *conn)
 {
+	long long n;
 	int rc;
 
-	switch (h->h_name_len) {
-	case 4:
-		if (hdr_is(h, "Host", 4)) {
-			if (r->req_host != NULL)
-				return -400;
-			r->req_host = v;
-		}
+	switch (field_of(h->h_name, h->h_name_len)) {
+	case F_OTHER:
 		break;
-	case 5:
-		if (ENABLE_RANGES && hdr_is(h, "Range", 5))
+	case F_HOST:
+		if (r->req_host != NULL)
+			return -400;
+		r->req_host = v;
+		break;
+	case F_RANGE:
+		if (ENABLE_RANGES)
 			r->req_range = v;
 		break;
-	case 6:
-		if (hdr_is(h, "Expect", 6))
-			r->req_expect = v;
+	case F_EXPECT:
+		r->req_expect = v;
 		break;
-	case 7:
-		if (hdr_is(h, "Referer", 7))
-			r->req_referer = v;
+	case F_REFERER:
+		r->req_referer = v;
 		break;
-	case 8:
-		if (hdr_is(h, "If-Match", 8))
-			r->req_if_match = v;
-		else if (ENABLE_RANGES && hdr_is(h, "If-Range", 8))
+	case F_IF_MATCH:
+		r->req_if_match = v;
+		break;
+	case F_IF_RANGE:
+		if (ENABLE_RANGES)
 			r->req_if_range = v;
 		break;
-	case 13:
-		if (hdr_is(h, "If-None-Match", 13))
-			r->req_if_none_match = v;
-		else if (hdr_is(h, "Authorization", 13))
-			r->req_authorization = v;
+	case F_IF_NONE_MATCH:
+		r->req_if_none_match = v;
 		break;
-	case 15:
-		if (hdr_is(h, "Accept-Encoding", 15))
-			r->req_accept_encoding = v;
+	case F_AUTHORIZATION:
+		r->req_authorization = v;
 		break;
-	case 19:
-		if (ENABLE_VALIDATORS &&
-		    hdr_is(h, "If-Unmodified-Since", 19))
+	case F_ACCEPT_ENCODING:
+		r->req_accept_encoding = v;
+		break;
+	case F_IF_UNMODIFIED_SINCE:
+		if (ENABLE_VALIDATORS)
 			r->req_if_unmodified_since = v;
 		break;
-	case 10:
-		if (hdr_is(h, "Connection", 10)) {
-			*conn |= list_has(v, "close");
-			*conn |= list_has(v, "keep-alive") << 1;
-		} else if (hdr_is(h, "User-Agent", 10))
-			r->req_ua = v;
-		break;
-	case 14:
-		if (hdr_is(h, "Content-Length", 14)) {
-			long long n;
-
-			if (parse_clen(v, &n) != 0 ||
-			    (r->req_clen >= 0 && r->req_clen != n))
-				return -400;
-			r->req_clen = n;
-		}
-		break;
-	case 17:
-		if (ENABLE_VALIDATORS &&
-		    hdr_is(h, "If-Modified-Since", 17)) {
+	case F_IF_MODIFIED_SINCE:
+		if (ENABLE_VALIDATORS)
 			r->req_if_modified_since = v;
-			break;
-		}
-		if (hdr_is(h, "Transfer-Encoding", 17)) {
-			if (r->req_chunked)
-				return -400;	/* a second field */
-			if ((rc = te_check(v)) != 0)
-				return rc;
-			r->req_chunked = 1;
-		}
+		break;
+	case F_CONNECTION:
+		*conn |= list_has(v, "close");
+		*conn |= list_has(v, "keep-alive") << 1;
+		break;
+	case F_USER_AGENT:
+		r->req_ua = v;
+		break;
+	case F_CONTENT_LENGTH:
+		if (parse_clen(v, &n) != 0 ||
+		    (r->req_clen >= 0 && r->req_clen != n))
+			return -400;
+		r->req_clen = n;
+		break;
+	case F_TRANSFER_ENCODING:
+		if (r->req_chunked)
+			return -400;	/* a second field */
+		if ((rc = te_check(v)) != 0)
+			return rc;
+		r->req_chunked = 1;
 		break;
 	}
 	return 0;
@@ -272,80 +303,144 @@ request_header(struct request *r, const struct header *h, const char *v)
 	return request_field(r, h, v, &conn);
 }
 
-/* Parses the request line; returns 0 or -status. */
+/*
+ * An absolute-form target (RFC 9112 3.2.2), t[0..n) up to the space at
+ * end: keeps only the path and query.  Returns 0, or -400.
+ */
 static int
-parse_request_line(struct request *r, char *p)
+absolute_form(struct request *r, const char *t, const char *end)
+{
+	const char *host = t + (t[4] == ':' ? 7 : 8), *s;
+
+	for (s = host; s < end && *s != '/' && *s != '?'; s++)
+		;
+	if (s == host)
+		return -400;	/* no authority */
+	if (s == end || *s == '?') {
+		/* no path: "http://h" or "http://h?q" means "/"; the request
+		 * line stays intact for the log */
+		r->req_target = "/";
+		r->req_target_len = r->req_path_len = 1;
+		r->req_query = s < end ? s + 1 : NULL;
+		r->req_query_len = s < end ? (size_t)(end - s - 1) : 0;
+		return 0;
+	}
+	r->req_target = s;
+	r->req_target_len = (size_t)(end - s);
+	return 1;
+}
+
+/*
+ * Parses the request line at p, up to its end.  Returns the next line, or
+ * NULL with *rc the status to refuse it with.
+ */
+static char *
+parse_request_line(struct request *r, char *p, int *rc)
 {
 	char *t, *v;
+	const char *q;
 	size_t n;
 
-	for (t = p; tchar[(unsigned char)*t]; t++)
+	*rc = -400;
+	for (t = p; cls[(unsigned char)*t] & C_TCHAR; t++)
 		;
 	if (t == p || *t != ' ')
-		return -400;
+		return NULL;
 	r->req_method_len = (size_t)(t - p);
 	r->req_method = method_lookup(p, r->req_method_len);
 
 	/* request-target: visible ASCII and obs-text, no controls or spaces */
-	for (v = ++t; (unsigned char)*v > ' ' && *v != 0x7f; v++)
+	for (v = ++t; cls[(unsigned char)*v] & C_TARGET; v++)
 		;
 	if (v == t || *v != ' ')
-		return -400;
+		return NULL;
 	n = (size_t)(v - t);
-
+	r->req_target = t;
+	r->req_target_len = n;
 	if (*t != '/') {
 		if ((n > 7 && strncasecmp(t, "http://", 7) == 0) ||
 		    (n > 8 && strncasecmp(t, "https://", 8) == 0)) {
-			/* absolute-form: keep only the path (and query) */
-			char *s = t + (t[4] == ':' ? 7 : 8);
-
-			while (s < v && *s != '/' && *s != '?')
-				s++;
-			if (s == t + (t[4] == ':' ? 7 : 8))
-				return -400;	/* no authority */
-			if (s == v || *s == '?') {
-				/* no path: "http://h" or "http://h?q" means "/";
-				 * the request line stays intact for the log */
-				r->req_target = "/";
-				r->req_target_len = r->req_path_len = 1;
-				r->req_query = s < v ? s + 1 : NULL;
-				r->req_query_len = s < v ? (size_t)(v - s - 1) : 0;
+			switch (absolute_form(r, t, v)) {
+			case -400:
+				return NULL;
+			case 0:
 				goto version;
 			}
-			n -= (size_t)(s - t);
-			t = s;
 		} else if (!((n == 1 && *t == '*') || r->req_method == M_CONNECT))
-			return -400;
+			return NULL;
 	}
-	r->req_target = t;
-	r->req_target_len = n;
-	r->req_path_len = n;
-	r->req_query = NULL;
-	r->req_query_len = 0;
-	if ((t = memchr(t, '?', n)) != NULL) {
-		r->req_path_len = (size_t)(t - r->req_target);
-		r->req_query = t + 1;
-		r->req_query_len = n - r->req_path_len - 1;
+	r->req_path_len = r->req_target_len;
+	if ((q = memchr(r->req_target, '?', r->req_target_len)) != NULL) {
+		r->req_path_len = (size_t)(q - r->req_target);
+		r->req_query = q + 1;
+		r->req_query_len = r->req_target_len - r->req_path_len - 1;
 	}
 
-	/* HTTP-version = "HTTP/" DIGIT "." DIGIT, then the end of the line */
+	/* HTTP-version = "HTTP/" DIGIT "." DIGIT, then the end of the line;
+	 * each compare stops at the first byte that differs, at the latest
+	 * at the LF that ends the head */
  version:
 	v++;
-	if (strncmp(v, "HTTP/", 5) != 0 || v[5] < '0' || v[5] > '9' ||
-	    v[6] != '.' || v[7] < '0' || v[7] > '9' || v[8] != '\0')
-		return -400;
+	if (v[0] != 'H' || v[1] != 'T' || v[2] != 'T' || v[3] != 'P' ||
+	    v[4] != '/' || v[5] < '0' || v[5] > '9' || v[6] != '.' ||
+	    v[7] < '0' || v[7] > '9' || (t = line_end(v + 8)) == NULL)
+		return NULL;
+	*rc = -505;
 	if (v[5] != '1' || v[7] > '1')
-		return -505;
+		return NULL;
 	r->req_minor = v[7] - '0';
-	return 0;
+	return t;
+}
+
+/*
+ * Parses the field line at p (RFC 9112 5), stores it, and returns the next
+ * line; or NULL, with *rc the status.
+ */
+static char *
+parse_field(struct request *r, char *p, int *conn, int *rc)
+{
+	struct header *h;
+	char *colon, *v, *e, *next;
+
+	*rc = -400;
+	for (colon = p; cls[(unsigned char)*colon] & C_TCHAR; colon++)
+		;
+	/* no name (obs-fold starts with a space), or space before ':' */
+	if (colon == p || *colon != ':')
+		return NULL;
+	for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+		;
+	for (e = v; cls[(unsigned char)*e] & C_VALUE; e++)
+		;
+	if ((next = line_end(e)) == NULL)
+		return NULL;
+	while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*e = '\0';
+	*rc = -431;
+	if (r->req_nhdrs == MAX_HEADERS)
+		return NULL;
+	h = &r->req_hdrs[r->req_nhdrs++];
+	h->h_name = p;
+	h->h_name_len = (size_t)(colon - p);
+	h->h_value = v;
+	return (*rc = request_field(r, h, v, conn)) != 0 ? NULL : next;
+}
+
+/* Does buf[from..len) end with an empty line (LF LF, or LF CR LF)? */
+static int
+ends_blank(const char *buf, size_t from, size_t len)
+{
+	return len - from >= 2 && buf[len - 1] == '\n' &&
+	    (buf[len - 2] == '\n' ||
+	    (len - from >= 3 && buf[len - 2] == '\r' && buf[len - 3] == '\n'));
 }
 
 int
 request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 {
-	char *p, *end, *next, *colon, *v, *e;
-	size_t head, skip = 0;
-	struct header *h;
+	char *p;
+	size_t skip = 0;
 	int rc, conn = 0;
 
 	/* RFC 9112 2.2: ignore empty lines before the request line */
@@ -353,48 +448,24 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 		skip++;
 	if (*scanned < skip)
 		*scanned = skip;
-	if ((head = head_end(buf, len, scanned)) == 0)
+	/* a head that came whole (the usual case) ends the buffer; else it
+	 * is looked for, from where the last look stopped */
+	if (!ends_blank(buf, skip, len) && head_end(buf, len, scanned) == 0)
 		return 0;
-	if (memchr(buf, '\0', head) != NULL)
-		return -400;
 
+	/*
+	 * An empty line ends what follows: every scan below stops at its LF
+	 * at the latest, and every byte is checked against what may stand
+	 * there, so a NUL or a bare CR is refused wherever it is.
+	 */
 	memset(r, 0, offsetof(struct request, req_hdrs));
 	r->req_clen = -1;
-	p = buf + skip;
-	r->req_line = p;
-	if ((next = line_end(p, &end)) == NULL)
-		return -400;
-	if ((rc = parse_request_line(r, p)) != 0)
+	r->req_line = p = buf + skip;
+	if ((p = parse_request_line(r, p, &rc)) == NULL)
 		return rc;
-
-	/* up to the empty line; a line starting with a bare CR is an error */
-	for (p = next; *p != '\n' && !(*p == '\r' && p[1] == '\n'); p = next) {
-		if ((next = line_end(p, &end)) == NULL)
-			return -400;
-		if (*p == ' ' || *p == '\t')
-			return -400;		/* obs-fold */
-		for (colon = p; tchar[(unsigned char)*colon]; colon++)
-			;
-		if (colon == p || *colon != ':')
-			return -400;		/* no name, or space before ':' */
-		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
-			;
-		for (e = end; e > v && (e[-1] == ' ' || e[-1] == '\t'); e--)
-			;
-		*e = '\0';
-		for (e = v; *e != '\0'; e++)
-			if (((unsigned char)*e < ' ' && *e != '\t') || *e == 0x7f)
-				return -400;
-		if (r->req_nhdrs == MAX_HEADERS)
-			return -431;
-		h = &r->req_hdrs[r->req_nhdrs++];
-		h->h_name = p;
-		h->h_name_len = (size_t)(colon - p);
-		h->h_value = v;
-
-		if ((rc = request_field(r, h, v, &conn)) != 0)
+	while (*p != '\n' && !(*p == '\r' && p[1] == '\n'))
+		if ((p = parse_field(r, p, &conn, &rc)) == NULL)
 			return rc;
-	}
 	/* request smuggling guards, RFC 9112 6.1 and 6.3 */
 	if (r->req_chunked && (r->req_clen >= 0 || r->req_minor == 0))
 		return -400;
@@ -404,5 +475,5 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 		r->req_keepalive = !(conn & 1);
 	else
 		r->req_keepalive = conn == 2;
-	return (int)head;
+	return (int)(p + (*p == '\r' ? 2 : 1) - buf);
 }

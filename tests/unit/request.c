@@ -133,6 +133,22 @@ static const struct good good[] = {
 	    BODY2 "\0\r\n"),
 	  sizeof(BODY2) - 1, M_PUT, "/f", "/f", NULL, 1, KEEP, 3, 0, "a" },
 
+	/* the fields the server reads, known by name in any case, and only
+	 * by their name: the letters fold, nothing else does */
+	{ G("field names in any case", "GET / HTTP/1.1\r\nhOsT: a\r\n"
+	    "CONNECTION: close\r\ncontent-LENGTH: 5\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, CLOSE, 5, 0, "a" },
+	{ G("a name one letter off Host", "GET / HTTP/1.0\r\nHosu: a\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 0, CLOSE, NOLEN, 0, NULL },
+	{ G("'^' is no 's'", "GET / HTTP/1.0\r\nHo^t: a\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 0, CLOSE, NOLEN, 0, NULL },
+	{ G("'_' is no '-'", "GET / HTTP/1.1\r\nHost: a\r\n"
+	    "Content_Length: 5\r\nConnection_: close\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "a" },
+	{ G("If-Range and If-Match, same length", "GET / HTTP/1.1\r\n"
+	    "if-range: x\r\nIF-MATCH: y\r\nHost: a\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "a" },
+
 	/* keep-alive */
 	{ G("1.1 Connection: close", GET11 HOST "Connection: close\r\n\r\n"),
 	  ALL, M_GET, "/", "/", NULL, 1, CLOSE, NOLEN, 0, "a" },
