@@ -1,4 +1,5 @@
 /* file.c - map a request to a file below PUBLIC_DIR and send it. */
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -208,7 +209,13 @@ redirect_dir(struct conn *c, struct request *r, struct reply *rp,
  * fstatat a second (inode, size, mtime), so a replaced file is seen within
  * a second, as with nginx's and lighttpd's caches.
  */
-enum { FC_ENTRIES = 4, FC_PATH = 128 };
+enum {
+	FC_ENTRIES = 4,
+	FC_PATH = 128,
+	/* a file up to this size is mapped while cached, and its reply is
+	 * one write, head and body, with no read or sendfile of its own */
+	FC_MAP_MAX = 65536,
+};
 
 struct fcache {
 	int		 fc_fd;		/* 0: empty (fd 0 is never a file here) */
@@ -220,6 +227,7 @@ struct fcache {
 	ino_t		 fc_ino;
 	struct timespec	 fc_mtime;
 	time_t		 fc_checked;
+	const char	*fc_map;	/* the file mapped, or NULL */
 	time_t		 fc_lm;		/* Last-Modified: mtime, not after now */
 	char		 fc_lastmod[30];	/* an HTTP-date */
 	char		 fc_etag[64];	/* strong: "inode-size-mtime", quoted */
@@ -235,6 +243,8 @@ static __thread unsigned fcache_next;
 static void
 fcache_drop(struct fcache *e)
 {
+	if (e->fc_map != NULL)
+		munmap((void *)e->fc_map, (size_t)e->fc_size);
 	close(e->fc_fd);
 	e->fc_fd = 0;
 }
@@ -390,6 +400,7 @@ fcache_fill(struct fcache *e, int fd, const struct stat *st, const char *type,
 	e->fc_ino = st->st_ino;
 	e->fc_mtime = st->st_mtim;
 	e->fc_checked = now;
+	e->fc_map = NULL;
 	if (ENABLE_VALIDATORS)
 		fcache_validators(e, st, now);
 }
@@ -410,6 +421,10 @@ fcache_add(const char *path, size_t len, int fd, const struct stat *st,
 	if (e->fc_fd > 0)
 		fcache_drop(e);
 	fcache_fill(e, fd, st, type, typebuf, now);
+	if (st->st_size > 0 && st->st_size <= FC_MAP_MAX &&
+	    (e->fc_map = mmap(NULL, (size_t)st->st_size, PROT_READ,
+	    MAP_SHARED, fd, 0)) == MAP_FAILED)
+		e->fc_map = NULL;
 	e->fc_len = (unsigned short)len;
 	memcpy(e->fc_path, path, len);
 	return e;
@@ -937,6 +952,8 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 		rs.rs_fd = e->fc_fd;
 		rs.rs_off = off;
 		rs.rs_len = size;
+		if (e->fc_map != NULL)
+			rs.rs_map = e->fc_map + off;
 	}
 	rc = response_send(c, r, rp, &rs);
  done:

@@ -395,6 +395,12 @@ http1_respond(struct conn *c, struct request *r, struct reply *rp,
 		    .iov_len = (size_t)len };
 		break;
 	case SRC_FILE:
+		/* mapped (small, and cached): from there, in the same write */
+		if (rs->rs_map != NULL && c->c_tr->t_kernel_copy) {
+			iov[k++] = (struct iovec){ .iov_base = (void *)rs->rs_map,
+			    .iov_len = (size_t)len };
+			break;
+		}
 		/* small: read in behind the head, for one write */
 		more = k > 1 || len > (long long)buf_room(&h);
 		if (!more && http1_pread(rs, h.b_p, &iov[0]) == -1)

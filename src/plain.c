@@ -153,4 +153,5 @@ const struct transport plain_transport = {
 	.t_pending = NULL,
 	.t_wait = plain_wait,
 	.t_close = plain_close,
+	.t_kernel_copy = 1,
 };

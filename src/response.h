@@ -29,6 +29,9 @@ struct response {
 	const char	*rs_mem;
 	int		 rs_fd;		/* the handler's: it closes it */
 	off_t		 rs_off;
+	/* SRC_FILE: the rs_len bytes mapped, or NULL.  Only for a transport
+	 * with t_kernel_copy: never read here (see there) */
+	const char	*rs_map;
 	/*
 	 * SRC_STREAM: produces the body, handing each piece to stream_put()
 	 * as it comes; returns 0 at its end, -1 when it stopped short (the
@@ -84,6 +87,7 @@ response_init(struct response *rs, int status, char *mem, size_t n)
 	rs->rs_status = status;
 	rs->rs_src = SRC_NONE;
 	rs->rs_len = 0;
+	rs->rs_map = NULL;
 	rs->rs_raw = 0;
 	rs->rs_cork = 0;
 	buf_init(&rs->rs_fields, mem, n);

@@ -52,6 +52,11 @@ struct transport {
 	/* Ends the connection; with drain, unread input is read off for a
 	 * moment first, so the reply is not lost to a reset. */
 	void	(*t_close)(struct conn *, int);
+	/* 1: t_writev hands the bytes to the kernel as they are, never
+	 * reading them itself, so a file may be written from its mapping:
+	 * should the file be cut short meanwhile, the write fails, where a
+	 * read of ours would be killed by SIGBUS (TLS encrypts: 0) */
+	int	  t_kernel_copy;
 };
 extern const struct transport plain_transport;
 extern const struct transport tls_transport;	/* TLS=1: tls.c */
