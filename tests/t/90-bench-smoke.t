@@ -47,6 +47,9 @@ sub bench_start {
 	if ($pid == 0) {
 		open(STDERR, '>&', \*STDOUT) or POSIX::_exit(126);
 		open(STDIN, '<', '/dev/null');
+		# a shell may not trap a signal ignored when it started (POSIX):
+		# a run started in the background, as by "cmd &", ignores SIGINT
+		$SIG{INT} = 'DEFAULT';
 		chdir $root or POSIX::_exit(126);
 		@ENV{keys %env} = values %env;
 		$ENV{BENCH_QUICK} = 1;
