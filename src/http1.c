@@ -148,12 +148,30 @@ http1_request(struct conn *c, struct request *r, int headlen)
 	    body_discard(c, &body) != 0)
 		c->c_close = 1;
 	if (rc != 0 || c->c_close) {
-		/* linger only when input is left unread */
+		/* linger only when input is, or may be, left unread */
 		conn_close(c, rc == 0 && (c->c_pos < c->c_len ||
+		    __atomic_load_n(&c->c_more, __ATOMIC_RELAXED) ||
 		    body_pending(&body)));
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Whether the last write before a close may wait for the FIN, to go out
+ * in one packet with it.  Only when the client asked for the close, so
+ * sends nothing more, and none of its input is left: a close() with
+ * unread input resets the connection and throws away what it has not
+ * sent yet.  Not before a program's output is read to its end either,
+ * which may take long.
+ */
+static int
+fin_rides(struct conn *c, const struct request *r, const struct response *rs)
+{
+	return c->c_close && r != NULL && !r->req_keepalive &&
+	    c->c_pos == c->c_len &&
+	    !__atomic_load_n(&c->c_more, __ATOMIC_RELAXED) &&
+	    !body_pending(c->c_body) && rs->rs_src != SRC_STREAM;
 }
 
 /*
@@ -383,9 +401,7 @@ http1_respond(struct conn *c, struct request *r, struct reply *rp,
 		iov[k++] = (struct iovec){ .iov_base = out + split,
 		    .iov_len = buf_len(&h) - split };
 	}
-	/* the last write before a close is held for the FIN, which then
-	 * goes out in the same packet */
-	if (c->c_close)
+	if (fin_rides(c, r, rs))
 		last = IO_MORE;
 	if (!body || len == 0 || rs->rs_src == SRC_NONE)
 		return conn_writev(c, iov, k, last);

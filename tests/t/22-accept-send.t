@@ -8,7 +8,8 @@
 # - a client that stops reading holds little of the server's socket
 #   memory (TCP_NOTSENT_LOWAT), where before it held megabytes;
 # - a small file written from its mapping (one write, head and body) that
-#   is cut short meanwhile costs that reply, never the server.
+#   is cut short meanwhile costs that reply, never the server;
+# - a reply on a connection closed with input unread arrives whole.
 
 use strict;
 use warnings;
@@ -113,6 +114,25 @@ SKIP: {
 	cmp_ok($sendq // 1e9, '<', 512 * 1024,
 		'a client that stops reading holds little of the server\'s '
 		. 'memory (bytes queued on its socket)');
+	close $s;
+}
+
+# --- a close with input left unread --------------------------------------------------
+# A head that fills the read buffer exactly, Connection: close, and more
+# requests behind it: the server closes with input unread, which resets
+# the connection and throws away whatever the kernel still holds.  The
+# reply must be out by then (it once waited for the FIN, and was lost).
+{
+	my $max = $t->conf->{HTTP_HEADER_LENGTH} // 8192;
+	my $base = "GET /a.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+		. "X-Pad: ";
+	my $head = $base . ('p' x ($max - length($base) - 4)) . "\r\n\r\n";
+	my $s = http_connect();
+	http_send($s, $head . "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n" x 3);
+	my $r = read_response($s, timeout => 3);
+	is($r && $r->{status}, 200,
+		'a full buffer, Connection: close and more behind: the reply '
+		. 'arrives before the reset') or diag(explain $r);
 	close $s;
 }
 
