@@ -30,7 +30,7 @@ int server_stop;
 
 enum {
 	SPARE_MAX = 64,		/* more threads than this waiting: exit */
-	EV_BATCH = 64,		/* events taken per epoll_wait */
+	EV_BATCH = 32,		/* events taken per epoll_wait */
 	EV_LISTENER = -1,	/* the event's tag for listener 0; -2 for 1 */
 	LISTENERS = 1 + ENABLE_TLS,	/* plain HTTP, then HTTPS */
 	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
