@@ -31,6 +31,7 @@ int server_stop;
 enum {
 	SPARE_MAX = 64,		/* more threads than this waiting: exit */
 	EV_BATCH = 32,		/* events taken per epoll_wait */
+	ACCEPT_BATCH = 64,	/* accepts between two epoll_waits, at most */
 	EV_LISTENER = -1,	/* the event's tag for listener 0; -2 for 1 */
 	LISTENERS = 1 + ENABLE_TLS,	/* plain HTTP, then HTTPS */
 	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
@@ -63,6 +64,7 @@ static struct turn {
 	int		 t_epfd;	/* the epoll set (any thread may change it) */
 	struct epoll_event t_evs[EV_BATCH];
 	int		 t_ev_n, t_ev_i;
+	int		 t_accepts;	/* accepted since the last epoll_wait */
 	long long	 t_next_sweep;
 	long long	 t_paused_until;	/* accepting paused until then, or 0 */
 	int		 t_cache_used;	/* files were served since the last rest */
@@ -589,6 +591,29 @@ conn_accept(int l)
 }
 
 /*
+ * The listener's queue may hold more clients: it is asked again after
+ * the rest of the batch, not after another epoll_wait, moving the rest
+ * up when the batch is full.  Else, in a storm of connections, a batch
+ * full of busy clients would leave one accept per epoll_wait, and the
+ * kernel's queue would overflow into dropped handshakes and retries
+ * of seconds.  ACCEPT_BATCH bounds it, so that clients connecting
+ * without end cannot keep the epoll set from being asked.
+ */
+static void
+requeue_listener(void)
+{
+	struct epoll_event ev = turn.t_evs[turn.t_ev_i - 1];
+
+	if (turn.t_ev_n == EV_BATCH) {
+		memmove(turn.t_evs, turn.t_evs + turn.t_ev_i,
+		    (size_t)(turn.t_ev_n - turn.t_ev_i) * sizeof(ev));
+		turn.t_ev_n -= turn.t_ev_i;
+		turn.t_ev_i = 0;
+	}
+	turn.t_evs[turn.t_ev_n++] = ev;
+}
+
+/*
  * The turn holder's loop: the next connection with input, from the batch
  * of events or a new epoll_wait.  Returns NULL once stopping and quiet.
  */
@@ -624,7 +649,7 @@ next_conn(void)
 			if (server_stopping() &&
 			    (until == -1 || now + STOP_QUIET_MS < until))
 				until = now + STOP_QUIET_MS;
-			turn.t_ev_i = turn.t_ev_n = 0;
+			turn.t_ev_i = turn.t_ev_n = turn.t_accepts = 0;
 			n = epoll_wait(turn.t_epfd, turn.t_evs, EV_BATCH,
 			    until == -1 ? -1 : (int)(until - now));
 			if (n == 0) {
@@ -644,11 +669,8 @@ next_conn(void)
 		if (tag < 0) {		/* EV_LISTENER - i */
 			if ((s = conn_accept(EV_LISTENER - tag)) == NULL)
 				continue;
-			/* the queue may hold more: ask again after the rest of
-			 * the batch, not after another epoll_wait */
-			if (turn.t_ev_n < EV_BATCH)
-				turn.t_evs[turn.t_ev_n++] =
-				    turn.t_evs[turn.t_ev_i - 1];
+			if (++turn.t_accepts < ACCEPT_BATCH)
+				requeue_listener();
 			return s;
 		}
 		/* parked: ours now.  Active: tell its thread to read again.
