@@ -304,8 +304,10 @@ request_header(struct request *r, const struct header *h, const char *v)
 }
 
 /*
- * An absolute-form target (RFC 9112 3.2.2), t[0..n) up to the space at
- * end: keeps only the path and query.  Returns 0, or -400.
+ * An absolute-form target (RFC 9112 3.2.2), from t up to the space at
+ * end: keeps only the path and query.  Returns 1 when the target is now
+ * the path (its query still to be split off), 0 when there was no path
+ * ("/" and the query are set), or -400 for no authority.
  */
 static int
 absolute_form(struct request *r, const char *t, const char *end)
