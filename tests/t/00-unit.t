@@ -35,7 +35,7 @@ my @cc = split(' ', $tc{CC} || "$tc{CROSS_COMPILE}gcc");
 my @cflags = (qw(-std=gnu99 -Wall -Wextra -pthread),
 	qw(-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64),
 	split(' ', "$tc{CFLAGS} $tc{CPPFLAGS}"), "-I$cfg", '-Isrc');
-push @cflags, qw(-fsanitize=address,undefined -fno-sanitize-recover=all -g)
+push @cflags, '-fsanitize=address,undefined', '-fno-sanitize-recover=all', '-g'
 	if $sanitize;
 push @cflags, split(' ', $tc{LDFLAGS});
 my @wrapper = $ENV{RUN_WRAPPER} ? split(' ', $ENV{RUN_WRAPPER}) : ();
