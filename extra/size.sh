@@ -5,7 +5,7 @@
 #   -v  also show where the bytes go: the largest sections and symbols
 #
 # Builds, in build/size/, with the size profile (make SIZE=1):
-#   minimal  PUBLIC_DIR, RANGES=0 and VALIDATORS=0 (LOG_LEVEL 0, nothing
+#   minimal  extra/minimal.conf (PUBLIC_DIR, RANGES=0, VALIDATORS=0, nothing
 #            optional), dynamically linked against glibc (gcc)
 #   musl     the shipped mrhttpd.conf, static with musl (musl-gcc -static)
 # and, for comparison, the same two with the default flags (-O2).  Then it
@@ -34,13 +34,6 @@ BUDGET_MUSL=49152
 BUDGET_IDLE=60
 BUDGET_CONN=1
 over=0
-
-# minimal: PUBLIC_DIR, and the switches a small site can do without off
-printf 'PUBLIC_DIR=/var/www/htdocs\nRANGES=0\nVALIDATORS=0\n' \
-    > "$OUT/minimal.conf.new"
-cmp -s "$OUT/minimal.conf.new" "$OUT/minimal.conf" ||
-	cp "$OUT/minimal.conf.new" "$OUT/minimal.conf"
-rm -f "$OUT/minimal.conf.new"
 
 # build NAME CONF MAKE-ARGS...: builds $OUT/NAME/mrhttpd and its stripped
 # copy $OUT/NAME/mrhttpd.stripped; prints the make output on failure.
@@ -86,8 +79,8 @@ where() { # where BINARY: the largest sections and symbols
 have_musl=1
 command -v musl-gcc >/dev/null 2>&1 || have_musl=0
 
-build minimal "$OUT/minimal.conf" SIZE=1 || exit 1
-build minimal-O2 "$OUT/minimal.conf" || exit 1
+build minimal extra/minimal.conf SIZE=1 || exit 1
+build minimal-O2 extra/minimal.conf || exit 1
 if [ $have_musl = 1 ]; then
 	build musl mrhttpd.conf SIZE=1 CC=musl-gcc LDFLAGS=-static || exit 1
 	build musl-O2 mrhttpd.conf CC=musl-gcc LDFLAGS=-static || exit 1
