@@ -22,6 +22,8 @@
 #   BENCH_REPEAT=N         run everything N times, report the median by
 #                          requests/s (default 3, as the reference figures)
 #   BENCH_SERVERS="..."    servers, in order (default: mrhttpd h2o nginx lighttpd)
+#   BENCH_RUNS="..."       runs, in order (default: every one; ka19k only
+#                          without BENCH_QUICK)
 #   BENCH_DIR=DIR          build, docroot and results (default build/bench)
 #   BENCH_SERVER_CPU=0     CPU for the servers (taskset); empty: no pinning
 #   BENCH_CLIENT_CPU=1     CPU for the load generator; empty: no pinning
@@ -91,6 +93,7 @@ if [ "$QUICK" = 1 ]; then
 else
 	RUNS="ka100 close100 wrk4k ka1000 ka19k 1mib cgi"
 fi
+RUNS=${BENCH_RUNS:-$RUNS}
 
 # run_spec ID: sets TOOL, C (concurrency), N (requests, or seconds for wrk),
 # URLP, ARGS and DESC for run ID, full or quick.
