@@ -412,8 +412,9 @@ fcache_add(const char *path, size_t len, int fd, const struct stat *st,
 {
 	struct fcache *e;
 
-	/* descriptors are handed out lowest first: one in the upper half of
-	 * the limit means they are getting scarce, so it is not kept */
+	/* descriptors are handed out lowest first: one at or above
+	 * set_fd_cache_max (main.c) means they are getting scarce, so it is
+	 * not kept */
 	if (fcache == NULL || len >= FC_PATH ||
 	    fd >= settings.set_fd_cache_max)
 		return NULL;

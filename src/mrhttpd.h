@@ -61,7 +61,7 @@ struct settings {
 	const char	*set_public;	/* document root as the server sees it */
 	size_t		 set_public_len;
 	int		 set_foreground;
-	int		 set_fd_cache_max;	/* fds at or above are not cached */
+	int		 set_fd_cache_max;	/* fds at or above are scarce: not cached */
 	int		 set_devnull;		/* /dev/null, opened before the jail */
 	int		 set_tls_port;		/* HTTPS (TLS=1) */
 	const char	*set_auth;		/* AUTH_HEADER, or from the environment */

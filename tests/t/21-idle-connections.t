@@ -4,8 +4,9 @@
 # outside: the server's thread count (/proc/PID/task) with hundreds of idle
 # connections, each of them still served afterwards, a stalled client or a
 # slow head that holds up nobody else, the keep-alive timeout of parked
-# connections, and MAX_CONNECTIONS counting parked connections too (and
-# closing the one parked longest to make room for a new client).
+# connections, MAX_CONNECTIONS counting parked connections too (and
+# closing the one parked longest to make room for a new client), and the
+# file cache with most descriptors taken by parked clients.
 
 use strict;
 use warnings;
@@ -13,6 +14,7 @@ use warnings;
 use Test::More;
 use Time::HiRes qw(time sleep);
 use MrhttpdTest;
+use MrhttpdAttack ();
 
 my $KA = 3;
 # all from 127.0.0.1: no per-address limit here (see 60-attack-slots.t)
@@ -132,6 +134,50 @@ is($ok, $N, 'each idle connection is served again, in any order');
 	ok(defined wait_closed($held[0], 5), '... the one idle longest was closed for it');
 	$r = get($held[1], '/a.txt');
 	is($r && $r->{status}, 200, 'the others are still served');
+}
+
+# --- the file cache with most descriptors taken by parked clients -------
+# A file's descriptor is kept in the cache unless descriptors are scarce:
+# it is not in the upper half of the limit, or not within 256 of it. With
+# 1,024 allowed and 700 parked clients, the next file opened gets about
+# descriptor 705 and is kept (once, the upper half alone turned the cache
+# off, so with 19,000 clients of 20,000 every request opened its file);
+# with 900 parked it is not.
+{
+	my ($nofile, $kept, $scarce) = (1024, 700, 900);
+	SKIP: {
+		skip("cannot open $scarce connections", 3)
+			if MrhttpdAttack::raise_nofile($scarce + 50) < $scarce + 50;
+		my $f = MrhttpdTest->new(conf => { KEEPALIVE_TIMEOUT => 60,
+			REQUEST_TIMEOUT => 60, MAX_CONNECTIONS => $nofile,
+			MAX_CONNECTIONS_PER_IP => 0 });
+		$f->write_file($_, "$_\n") for qw(a.txt c.txt d.txt);
+		$f->run({ nofile => $nofile });
+		my $fds = '/proc/' . $f->pid . '/fd';
+		my $open = sub { # how many descriptors the server has on NAME
+			my ($name) = @_;
+			return scalar grep { (readlink($_) // '') =~ m{/\Q$name\E\z} }
+				glob("$fds/*");
+		};
+		my @held;
+		my $park = sub { # N more parked clients, each served once
+			for (1 .. $_[0]) {
+				my $s = http_connect();
+				my $r = $s && get($s, '/a.txt');
+				return 0 unless $r && $r->{status} == 200;
+				push @held, $s;
+			}
+			return 1;
+		};
+		ok($park->($kept), "$kept parked clients, of $nofile descriptors");
+		my $r = get($held[-1], '/c.txt');
+		is($open->('c.txt'), 1,
+			'... a file served then stays open in the cache');
+		ok($park->($scarce - $kept) && get($held[-1], '/d.txt')
+			&& $open->('d.txt') == 0,
+			"$scarce parked: a file served is closed after its reply");
+		close $_ for @held;
+	}
 }
 
 $t->done_testing();
