@@ -6,17 +6,24 @@ package Bench;
 use strict;
 use warnings;
 use Exporter 'import';
+use File::Spec;
 use IO::Socket::INET;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(time sleep);
 
-our @EXPORT = qw(have sh free_port launch stop cpu median nginx_conf);
+our @EXPORT = qw(have sh bench_dir free_port launch stop cpu median nginx_conf);
 
 my @started;
 my $hz = POSIX::sysconf(POSIX::_SC_CLK_TCK()) || 100;
 
 sub have { my ($p) = @_; return grep { -x "$_/$p" } split /:/, $ENV{PATH} }
 sub sh { my $rc = system(@_); return $rc == 0 }
+
+# bench_dir(NAME): NAME under BENCH_DIR (default build/bench), which may
+# be absolute or relative to the current directory, as for bench.sh
+sub bench_dir {
+	return File::Spec->rel2abs($ENV{BENCH_DIR} // 'build/bench') . "/$_[0]";
+}
 
 sub free_port {
 	my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1',

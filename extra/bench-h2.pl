@@ -18,19 +18,17 @@
 use strict;
 use warnings;
 
-use Cwd qw(getcwd);
 use File::Path qw(make_path remove_tree);
 use FindBin;
 use lib $FindBin::Bin;
 use Bench;
 
 chdir("$FindBin::Bin/..") or die "chdir: $!\n";
-my $root = getcwd();
 my $quick = $ENV{BENCH_QUICK} ? 1 : 0;
 my $repeat = $quick ? 1 : $ENV{BENCH_REPEAT} // 3;
 my $scpu = $ENV{BENCH_SERVER_CPU} // 0;
 my $ccpu = $ENV{BENCH_CLIENT_CPU} // 1;
-my $D = "$root/" . ($ENV{BENCH_DIR} // 'build/bench') . '/h2';
+my $D = bench_dir('h2');
 my $doc = "$D/htdocs";
 $ENV{PATH} .= ':/usr/sbin:/sbin';
 

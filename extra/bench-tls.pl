@@ -21,7 +21,6 @@
 use strict;
 use warnings;
 
-use Cwd qw(getcwd);
 use File::Path qw(make_path remove_tree);
 use POSIX ();
 use Time::HiRes qw(time sleep);
@@ -30,13 +29,12 @@ use lib $FindBin::Bin;
 use Bench;
 
 chdir((__FILE__ =~ m{^(.*)/} ? $1 : '.') . '/..') or die "chdir: $!\n";
-my $root = getcwd();
 my $quick = $ENV{BENCH_QUICK} ? 1 : 0;
 my $repeat = $quick ? 1 : $ENV{BENCH_REPEAT} // 3;
 my $secs = $quick ? 2 : 8;
 my $scpu = $ENV{BENCH_SERVER_CPU} // 0;
 my $ccpu = $ENV{BENCH_CLIENT_CPU} // 1;
-my $D = "$root/" . ($ENV{BENCH_DIR} // 'build/bench') . '/tls';
+my $D = bench_dir('tls');
 my $doc = "$D/htdocs";
 $ENV{PATH} .= ':/usr/sbin:/sbin';
 
