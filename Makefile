@@ -2,8 +2,9 @@
 #
 #   make                    build src/mrhttpd from mrhttpd.conf
 #   make run                build and serve www/htdocs on http://127.0.0.1:8080/
-#   make check              every test: check-native, check-sanitize (ASan/UBSan),
-#                           matrix, check-cross (MIPS under qemu); each runs alone
+#   make check              every test: check-native, check-minimal, check-sanitize
+#                           (ASan/UBSan), check-fuzz, matrix, check-cross (MIPS
+#                           under qemu), one after another; JOBS=2 files at a time
 #   make SIZE=1             the size profile for flash-starved targets (doc/SIZE.md)
 #   make matrix             every feature switch off and on, -Werror
 #   make size               the size and memory budgets (doc/SIZE.md)
