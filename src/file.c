@@ -249,15 +249,33 @@ fcache_drop(struct fcache *e)
 	e->fc_fd = 0;
 }
 
+static __thread struct fcache *fcache_last;	/* file_get's last entry */
+
+/*
+ * Closes this thread's cached files but the one it served last: when it
+ * is about to block on one client (server_yield_turn), so that threads
+ * blocked for long hold one file each, not FC_ENTRIES, and when it runs
+ * out of descriptors.  Returns 1 when one was closed.
+ */
+int
+file_cache_trim(void)
+{
+	int i, closed = 0;
+
+	for (i = 0; fcache != NULL && i < FC_ENTRIES; i++)
+		if (fcache[i].fc_fd > 0 && &fcache[i] != fcache_last) {
+			fcache_drop(&fcache[i]);
+			closed = 1;
+		}
+	return closed;
+}
+
 /* Closes this thread's cached files, when it goes idle. */
 void
 file_cache_flush(void)
 {
-	int i;
-
-	for (i = 0; fcache != NULL && i < FC_ENTRIES; i++)
-		if (fcache[i].fc_fd > 0)
-			fcache_drop(&fcache[i]);
+	fcache_last = NULL;
+	(void)file_cache_trim();
 }
 
 /* Runs fn(arg) with a file cache of this thread's, in this frame.  A
@@ -747,9 +765,10 @@ file_open(struct lookup *lk, char *path, size_t len, struct stat *st,
 
 	fd = open_beneath(settings.set_public_fd, len > 1 ? path + 1 : ".",
 	    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	/* out of descriptors: an idle connection gives its own up */
+	/* out of descriptors: files of our cache go first, then an idle
+	 * connection gives its own up */
 	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
-	    server_shed_idle())
+	    (file_cache_trim() || server_shed_idle()))
 		fd = open_beneath(settings.set_public_fd, len > 1 ? path + 1 :
 		    ".", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd == -1 || fstat(fd, st) == -1)
@@ -798,8 +817,10 @@ file_get(struct lookup *lk, char *path, size_t len, time_t now, int fresh)
 
 	lk->lk_found = FOUND_FILE;
 	lk->lk_cached = 1;
-	if ((lk->lk_e = fcache_find(path, len, now, fresh)) != NULL)
+	if ((lk->lk_e = fcache_find(path, len, now, fresh)) != NULL) {
+		fcache_last = lk->lk_e;
 		return FOUND_FILE;
+	}
 	if ((fd = file_open(lk, path, len, &st, &type)) == -1)
 		return lk->lk_found;
 	if ((lk->lk_e = fcache_add(path, len, fd, &st, type, lk->lk_type,
@@ -807,7 +828,8 @@ file_get(struct lookup *lk, char *path, size_t len, time_t now, int fresh)
 		lk->lk_cached = 0;
 		lk->lk_e = &lk->lk_tmp;
 		fcache_fill(lk->lk_e, fd, &st, type, lk->lk_type, now);
-	}
+	} else
+		fcache_last = lk->lk_e;
 	return FOUND_FILE;
 }
 

@@ -61,7 +61,7 @@ die(const char *first, ...)
 }
 
 /* descriptors are scarce within this many of the limit: the file cache
- * keeps none there (FC_ENTRIES per busy thread at most) */
+ * keeps none there (FC_ENTRIES per thread, one while a thread blocks) */
 enum { FD_SCARCE = 256 };
 
 static void __attribute__((noreturn))

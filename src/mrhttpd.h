@@ -346,6 +346,7 @@ struct reply {
 #define UPLOAD_PREFIX	".mrhttpd-upload-"	/* PUT's temporary files */
 int	 file_serve(struct conn *, struct request *, struct reply *);
 void	 file_cache_flush(void);
+int	 file_cache_trim(void);
 void	*file_cache_run(void *(*)(void *), void *);
 extern const size_t file_cache_size;	/* what that takes of the stack */
 void	 file_cache_invalidate(void);

@@ -711,6 +711,7 @@ server_yield_turn(void)
 	    __atomic_load_n(&pool.p_waiting, __ATOMIC_ACQUIRE) == 0)
 		return -1;
 	server_turn = 0;
+	(void)file_cache_trim();	/* blocked, it keeps only its file */
 	if (serving != NULL && serving->s_added) {
 		epoll_ctl(turn.t_epfd, EPOLL_CTL_DEL, serving->s_conn.c_fd, NULL);
 		serving->s_added = 0;
