@@ -76,11 +76,16 @@ SKIP: {
 		[ "GET /nothing-here HTTP/1.0\r\n\r\n", 'HTTP/1.0, a 404' ],
 	);
 	for my $c (@cases) {
-		my $pid = open(my $cap, '-|', 'sh', '-c', 'exec "$@" 2>/dev/null',
-			'sh', $td, '-i', 'lo', '-nn', '-l', '-c', '1',
+		my $err = $t->testdir . '/tcpdump.err';
+		unlink $err;
+		my $pid = open(my $cap, '-|', 'sh', '-c', 'f=$1; shift; exec "$@" 2>"$f"',
+			'sh', $err, $td, '-i', 'lo', '-nn', '-l', '-c', '1',
 			"tcp src port $port and (tcp[tcpflags] & tcp-fin) != 0")
 			// die "tcpdump: $!";
-		sleep 1;	# until it listens
+		# until it says it listens (a loaded machine may take seconds)
+		my $end = time + 10;
+		sleep 0.05 until (MrhttpdTest::slurp($err) // '') =~ /listening on/
+			|| time > $end;
 		my $reply = http($c->[0], timeout => 3);
 		my $line = '';
 		eval {
