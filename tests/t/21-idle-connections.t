@@ -15,6 +15,7 @@ use Test::More;
 use Time::HiRes qw(time sleep);
 use MrhttpdTest;
 use MrhttpdAttack ();
+use MrhttpdCGI qw(wait_for);
 
 my $KA = 3;
 # all from 127.0.0.1: no per-address limit here (see 60-attack-slots.t)
@@ -161,13 +162,6 @@ is($ok, $N, 'each idle connection is served again, in any order');
 			return scalar grep { (readlink($_) // '') =~ m{/(?:$re)\z} }
 				glob("$fds/*");
 		};
-		my $until = sub { # polls COND for up to 3 s; its last value
-			my ($cond) = @_;
-			my $end = time + 3;
-			my $v;
-			sleep 0.05 until ($v = $cond->()) || time > $end;
-			return $v;
-		};
 
 		# a thread blocked on one download keeps that file alone
 		my $s = http_connect();
@@ -176,8 +170,8 @@ is($ok, $N, 'each idle connection is served again, in any order');
 			&& $open->(qw(a.txt b.txt c.txt)) == 3,
 			'three files served on one connection stay cached');
 		http_send($s, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n");
-		ok($until->(sub { $open->(qw(a.txt b.txt c.txt)) == 0
-			&& $open->('big.bin') == 1 }),
+		ok(wait_for(sub { $open->(qw(a.txt b.txt c.txt)) == 0
+			&& $open->('big.bin') == 1 }, 3),
 			'... blocked on a client that does not read, the thread '
 			. 'keeps only the file it sends');
 		close $s;
@@ -198,7 +192,7 @@ is($ok, $N, 'each idle connection is served again, in any order');
 		ok($r && $open->('c.txt') == 1 && do { sleep 0.2; $open->('c.txt') == 1 },
 			'... a file served then stays open in the cache');
 		ok($park->($scarce - $kept) && get($held[-1], '/d.txt')
-			&& $until->(sub { $open->('d.txt') == 0 }),
+			&& wait_for(sub { $open->('d.txt') == 0 }, 3),
 			"$scarce parked: a file served is closed after its reply");
 		close $_ for @held;
 	}

@@ -17,6 +17,7 @@ use warnings;
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest;
+use MrhttpdCGI qw(wait_for);
 
 my $slack = $ENV{RUN_WRAPPER} || $ENV{MRHTTPD_SANITIZE} ? 3 : 1;
 
@@ -83,9 +84,7 @@ SKIP: {
 			"tcp src port $port and (tcp[tcpflags] & tcp-fin) != 0")
 			// die "tcpdump: $!";
 		# until it says it listens (a loaded machine may take seconds)
-		my $end = time + 10;
-		sleep 0.05 until (MrhttpdTest::slurp($err) // '') =~ /listening on/
-			|| time > $end;
+		wait_for(sub { (MrhttpdTest::slurp($err) // '') =~ /listening on/ }, 10);
 		my $reply = http($c->[0], timeout => 3);
 		my $line = '';
 		eval {
