@@ -7,6 +7,7 @@
 # client from 127.0.0.2 GETs a small file on a fresh connection every
 # ~150 ms and must be answered within 1 s (x3 under a RUN_WRAPPER).  The
 # server stays up, does not spin, and serves once the attacker is gone.
+# Then: stalled downloads whose threads had files cached.
 
 use strict;
 use warnings;
@@ -52,5 +53,41 @@ sleep 0.5;
 my ($r) = parse_responses(http_get('/probe.txt'));
 is($r && $r->{status}, 200, 'and serves a GET once the attacker is gone');
 $t->allow_log(qr/Too many open files/);
+
+# --- downloads that never finish, with files cached before them ----------
+# Each attacking connection fetches four small files (cached by the thread
+# serving it), then a 16 MiB file it never reads, which blocks that thread.
+# With 1,024 descriptors, 300 such clients once left each blocked thread
+# holding its four cached files, the server at its descriptor limit, and a
+# normal client unanswered (seen on 3719ee3); a thread about to block now
+# keeps only the file it sends.
+{
+	my $n = $ENV{RUN_WRAPPER} ? 100 : 300;
+	my $u = MrhttpdTest->new(conf => { KEEPALIVE_TIMEOUT => 60,
+		REQUEST_TIMEOUT => 60, MAX_CONNECTIONS => 1024,
+		MAX_CONNECTIONS_PER_IP => 0 });
+	$u->write_file("f$_.txt", "f$_\n") for 1 .. 8;
+	$u->write_file('big.bin', 'x' x (16 << 20));
+	$u->run({ nofile => 1024 });
+	my @held;
+	for my $i (1 .. $n) {
+		my $s = http_connect(port => $u->port) or last;
+		my $ok = grep { http_send($s, "GET /f$_.txt HTTP/1.1\r\nHost: x\r\n\r\n")
+			&& read_response($s, timeout => 10) }
+			map { ($i + $_) % 8 + 1 } 0 .. 3;
+		last unless $ok == 4;
+		http_send($s, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+		push @held, $s;
+	}
+	is(scalar @held, $n, "$n clients fetched four files, then stalled a download");
+	sleep 1;
+	my @fd = glob('/proc/' . $u->pid . '/fd/*');
+	my $cached = grep { (readlink($_) // '') =~ /\.txt\z/ } @fd;
+	note(scalar(@fd) . " descriptors open, $cached of them small files");
+	my ($r) = parse_responses(http_get('/f1.txt', port => $u->port));
+	is($r && $r->{status}, 200, '... a normal client is still served');
+	cmp_ok($cached, '<=', 8, '... and the blocked threads hold no small files');
+	close $_ for @held;
+}
 
 $t->done_testing();
