@@ -22,8 +22,10 @@ body_start(struct conn *c, struct request *r, struct body *b, long long max)
 	b->b_chunked = r->req_chunked;
 	b->b_left = r->req_chunked ? 0 : (r->req_clen > 0 ? r->req_clen : 0);
 	/* HTTP/2 without Content-Length: up to the stream's end */
-	if (ENABLE_HTTP2 && r->req_clen == REQ_CLEN_STREAM)
+	if (ENABLE_HTTP2 && r->req_clen == REQ_CLEN_STREAM) {
 		b->b_left = BODY_TO_END;
+		b->b_to_end = 1;
+	}
 	b->b_max = max;
 	b->b_head = c->c_pos;
 	b->b_state = CH_SIZE;
@@ -234,7 +236,7 @@ body_read(struct conn *c, struct body *b, char *buf, size_t n)
 		if ((long long)n > b->b_left)
 			n = (size_t)b->b_left;
 		if ((got = body_raw(c, b, buf, n)) <= 0) {
-			if (ENABLE_HTTP2 && got == 0 && b->b_left >= BODY_TO_END / 2) {
+			if (ENABLE_HTTP2 && got == 0 && b->b_to_end) {
 				b->b_left = 0;	/* its stream ended */
 				return 0;
 			}
@@ -243,7 +245,7 @@ body_read(struct conn *c, struct body *b, char *buf, size_t n)
 		b->b_left -= got;
 		b->b_total += got;
 		/* a length not announced is held to the limit as it comes */
-		if (ENABLE_HTTP2 && b->b_left >= BODY_TO_END / 2 &&
+		if (ENABLE_HTTP2 && b->b_to_end &&
 		    b->b_max >= 0 && b->b_total > b->b_max)
 			return -413;
 		return got;

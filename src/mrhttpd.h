@@ -311,8 +311,8 @@ const char *mime_lookup(const char *, size_t);
 
 /* body.c: the request body, de-chunked, streamed into the caller's buffer */
 enum { BODY_DISCARD_MAX = 65536 };	/* unwanted bodies up to this are read */
-/* b_left of a body that ends with its HTTP/2 stream (a count no body
- * reaches: it only goes down) */
+/* b_left of a body that ends with its HTTP/2 stream (b_to_end): more
+ * than any stream can carry, so it never reaches 0 before the end */
 #define BODY_TO_END	(1LL << 62)
 struct body {
 	long long	 b_left;	/* of the Content-Length, or of this chunk */
@@ -325,6 +325,7 @@ struct body {
 	int		 b_digits;
 	int		 b_ext;
 	int		 b_continue;	/* 100 Continue still to send */
+	int		 b_to_end;	/* HTTP/2, no length: ends with the stream */
 };
 enum {
 	CH_SIZE, CH_SIZE_WS, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
