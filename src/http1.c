@@ -74,14 +74,16 @@ read_head(struct conn *c, struct request *r, int *n)
 	}
 }
 
-/* Does the first line name HTTP/1 ("... HTTP/1.x")? */
+/* Could the first line be HTTP/1?  Only a whole line (it has ended) that
+ * names no "HTTP/1." is not: one too long or not finished yet is a client
+ * of HTTP/1's, owed its 414, 431 or 408. */
 static int
 http1_line(const struct conn *c)
 {
 	const char *nl = memchr(c->c_buf, '\n', c->c_len);
-	size_t n = nl != NULL ? (size_t)(nl - c->c_buf) : c->c_len;
 
-	return memmem(c->c_buf, n, " HTTP/1.", 8) != NULL;
+	return nl == NULL ||
+	    memmem(c->c_buf, (size_t)(nl - c->c_buf), " HTTP/1.", 8) != NULL;
 }
 
 /* A head refused: answered, logged with its raw first line, and closed. */
@@ -198,9 +200,9 @@ http1_serve(struct conn *c)
 			conn_close(c, 0);
 			return 0;
 		case HEAD_REFUSED:
-			/* on a port that speaks HTTP/2 too, a first line that
-			 * is no HTTP/1 at all is taken for a broken preface:
-			 * closed without an answer (RFC 9113 3.4) */
+			/* on a port that speaks HTTP/2 too, a whole first
+			 * line that is no HTTP/1 is taken for a broken
+			 * preface: closed without an answer (RFC 9113 3.4) */
 			if (ENABLE_HTTP2 && c->c_fresh && !http1_line(c))
 				conn_close(c, 0);
 			else

@@ -42,9 +42,10 @@ printf 'Content-Type: text/plain\n\n%s\n' "$HTTP_COOKIE"
 EOF
 
 my $t = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
-	CGI_DIR => "$dir/cgi-bin", HTTP2_IDLE_TIMEOUT => 5,
-	HTTP2_MAX_HEADER_LIST => 65536 });
+	CGI_DIR => "$dir/cgi-bin", HTTP2_IDLE_TIMEOUT => 5, PUT_PATH => '/incoming',
+	HTTP2_MAX_HEADER_LIST => 65536, REQUEST_TIMEOUT => 3 });
 $t->write_file('index.html', "hello\n");
+$t->write_file('incoming/keep.txt', "old\n");
 $t->run;
 my $port = $t->port;
 
@@ -245,6 +246,49 @@ SKIP: {
 			. "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
 			. "HTTP2-Settings: $_->[0]\r\n\r\n", timeout => 2);
 		is(substr($resp, 0, 13), $_->[1], "Upgrade: $_->[2]");
+	}
+}
+
+# --- an HTTP/1.1 body of 2^62 bytes that ends at 3 is cut off, not complete ----
+# A body that ends with its HTTP/2 stream has no length; an HTTP/1.1
+# Content-Length that large must not pass for one: its early end is the
+# client gone, as for any other length.  (Before, an upload of 3 bytes
+# announced as 2^62 or 9e18 replaced the file, and a program read 3
+# bytes as the whole body.)
+for my $req (["PUT /incoming/keep.txt", 'the old file stays whole'],
+    ["POST /cgi-bin/wc.sh", 'the program does not answer for 3 bytes']) {
+	for my $len (1000, '4611686018427387904', '9000000000000000000') {
+		my $s = http_connect();
+		http_send($s, "$req->[0] HTTP/1.1\r\nHost: x\r\n"
+			. "Content-Length: $len\r\n\r\nabc");
+		shutdown($s, 1);
+		my $resp = http(undef, sock => $s, timeout => 5);
+		unlike($resp, qr{^HTTP/1\.1 2}m, "$req->[0], Content-Length $len, "
+			. "3 bytes sent: no 2xx") or diag($resp);
+	}
+	is(slurp($t->htdocs . '/incoming/keep.txt'), "old\n", $req->[1]) if $req->[0] =~ /PUT/;
+}
+opendir(my $dh, $t->htdocs . '/incoming') or die;
+is(join(' ', sort grep { !/^\./ } readdir $dh), 'keep.txt', 'no temporary file left');
+
+# --- HTTP/1.1 on a port that speaks HTTP/2 as well: a first line that has
+# not ended (too long, or stalled) is HTTP/1.1's to answer; only a whole
+# first line that is not HTTP/1 is taken for a broken preface and closed
+# without a word (RFC 9113 3.4).  Before, the first two were reset or
+# closed without their 414 and 408.
+for (["GET /" . ('a' x 9000) . " HTTP/1.1\r\nHost: x\r\n\r\n", qr/^(?:414|431)$/,
+	'a first line longer than the head may be'],
+    ["GET /index.html", qr/^408$/, 'a first line that stalls'],
+    ["INVALID CONNECTION PREFACE\r\n\r\n", undef, 'a whole line that is no HTTP/1']) {
+	my ($req, $want, $what) = @$_;
+	my $closed;
+	my $resp = http($req, timeout => 8, closed => \$closed);
+	my ($status) = $resp =~ m{\AHTTP/1\.1 (\d{3}) };
+	if ($want) {
+		like($status // 'none', $want, "HTTP2=1, $what: answered "
+			. ($status // 'nothing'));
+	} else {
+		ok($resp eq '' && $closed, "HTTP2=1, $what: closed, nothing sent");
 	}
 }
 
