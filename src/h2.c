@@ -32,6 +32,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include "h2.h"
+#include "peer.h"
 #include "response.h"
 #include "route.h"
 #include "log.h"
@@ -998,34 +999,57 @@ h2s_refuse(struct h2s *s, int status)
 		    s->s_id, NGHTTP2_INTERNAL_ERROR);
 }
 
-/*
- * Starts s on a thread of its own.  The driver first hands the turn on,
- * as it will wait for the thread with the connection's other streams; a
- * 503 when it cannot, or no thread can be had.
- */
+/* s waits for a thread: behind the others, or first again (front). */
 static void
-h2s_spawn(struct h2 *h, struct h2s *s)
+h2s_later(struct h2 *h, struct h2s *s, int front)
 {
-	pthread_condattr_t ca;
-	int p[2];
-
-	if (h->h_threads >= H2_THREADS) {	/* one connection's share */
-		s->s_queued = 2;
+	s->s_queued = 2;
+	if (front) {
+		if ((s->s_queue = h->h_later) == NULL)
+			h->h_ltail = &s->s_queue;
+		h->h_later = s;
+	} else {
 		s->s_queue = NULL;
 		*h->h_ltail = s;
 		h->h_ltail = &s->s_queue;
-		return;
+	}
+}
+
+/*
+ * Starts s on a thread of its own.  The driver first hands the turn on,
+ * as it will wait for the thread with the connection's other streams; a
+ * 503 when it cannot, or no thread can be had.  Past the connection's
+ * share (H2_THREADS) or its address's (peer_thread), s waits for one of
+ * the connection's own threads to end: returns 1 (queued, first when
+ * front).  Refused when the address's share is full and the connection
+ * has no thread to wait for.
+ */
+static int
+h2s_spawn(struct h2 *h, struct h2s *s, int front)
+{
+	const unsigned char *peer = server_peer(h->h_conn);
+	pthread_condattr_t ca;
+	int p[2];
+
+	if (h->h_threads >= H2_THREADS) {
+		h2s_later(h, s, front);
+		return 1;
+	}
+	if (peer_thread(peer, 1) == -1) {
+		if (h->h_threads > 0) {
+			h2s_later(h, s, front);
+			return 1;
+		}
+		h2s_refuse(s, 503);
+		return 0;
 	}
 	if (server_yield() != 0 || (h->h_efd == -1 &&
-	    (h->h_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1)) {
-		h2s_refuse(s, 503);
-		return;
-	}
+	    (h->h_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1))
+		goto refuse;
 	if (__atomic_add_fetch(&threads, 1, __ATOMIC_ACQ_REL) >
 	    CONFIG_MAX_CONNECTIONS || pipe2(p, O_CLOEXEC | O_NONBLOCK) == -1) {
 		__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
-		h2s_refuse(s, 503);
-		return;
+		goto refuse;
 	}
 	s->s_conn.c_hup = p[0];
 	s->s_hupw = p[1];
@@ -1037,15 +1061,18 @@ h2s_spawn(struct h2 *h, struct h2s *s)
 	pthread_mutex_lock(&h->h_lock);
 	h->h_threads++;
 	pthread_mutex_unlock(&h->h_lock);
-	if (server_thread(h2s_thread, s) != 0) {
-		pthread_mutex_lock(&h->h_lock);
-		h->h_threads--;
-		pthread_mutex_unlock(&h->h_lock);
-		pthread_cond_destroy(&s->s_cond);
-		s->s_thread = 0;
-		__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
-		h2s_refuse(s, 503);
-	}
+	if (server_thread(h2s_thread, s) == 0)
+		return 0;
+	pthread_mutex_lock(&h->h_lock);
+	h->h_threads--;
+	pthread_mutex_unlock(&h->h_lock);
+	pthread_cond_destroy(&s->s_cond);
+	s->s_thread = 0;
+	__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
+refuse:
+	(void)peer_thread(peer, -1);
+	h2s_refuse(s, 503);
+	return 0;
 }
 
 /* Takes s out of the queue of streams waiting for a thread (which holds
@@ -1077,8 +1104,8 @@ h2_later(struct h2 *h)
 		s->s_queued = 0;
 		if (s->s_closed)	/* reset while it waited */
 			h2s_free(s);
-		else
-			h2s_spawn(h, s);
+		else if (h2s_spawn(h, s, 1))
+			break;		/* its address has its share */
 	}
 }
 
@@ -1122,6 +1149,7 @@ h2_posts(struct h2 *h)
 			continue;
 		s->s_done = 2;		/* its thread is gone */
 		h->h_threads--;
+		(void)peer_thread(server_peer(h->h_conn), -1);
 		h2s_hangup(s);
 		h2s_drop_body(h, s);
 		if (s->s_closed)
@@ -1446,7 +1474,7 @@ h2s_start(struct h2 *h, struct h2s *s)
 		rt = route_request(r);
 		if (s->s_body || rt == ROUTE_CGI || rt == ROUTE_PUT ||
 		    rt == ROUTE_DELETE) {
-			h2s_spawn(h, s);
+			(void)h2s_spawn(h, s, 0);
 			return;
 		}
 	}
@@ -1454,7 +1482,7 @@ h2s_start(struct h2 *h, struct h2s *s)
 	(void)(redirect ? route_serve(&s->s_conn, r, &rp) :
 	    route_serve_as(&s->s_conn, r, &rp, rt));
 	if (s->s_rerun && !s->s_answered) {
-		h2s_spawn(h, s);
+		(void)h2s_spawn(h, s, 0);
 		return;
 	}
 	h2s_log(s, &rp);

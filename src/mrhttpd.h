@@ -365,6 +365,7 @@ extern __thread int server_turn;
 int	 server_yield_turn(void);
 int	 server_shed_idle(void);
 int	 server_thread(void *(*)(void *), void *);
+const unsigned char *server_peer(const struct conn *);
 /*
  * About to block (a wait for a client, a program, the disk): let another
  * thread serve the other connections meanwhile.  Returns 0, or -1 when no

@@ -21,6 +21,7 @@ enum { PEER_TABLE = 2 * CONFIG_MAX_CONNECTIONS + 1 };
 struct peer {
 	unsigned char	 p_key[PEER_KEY];
 	int		 p_n;		/* 0: the entry is free */
+	int		 p_threads;	/* its HTTP/2 streams on threads */
 };
 
 static struct peer *peers;	/* PEER_TABLE of them, mapped by peer_init */
@@ -90,8 +91,37 @@ peer_add(const struct sockaddr_storage *ss, unsigned char *key)
 	p = peer_find(key);
 	if (p->p_n >= CONFIG_MAX_CONNECTIONS_PER_IP)
 		rc = -1;
-	else if (p->p_n++ == 0)
+	else if (p->p_n++ == 0) {
 		memcpy(p->p_key, key, PEER_KEY);
+		p->p_threads = 0;
+	}
+	pthread_mutex_unlock(&peer_lock);
+	return rc;
+}
+
+/*
+ * An HTTP/2 stream of key's starts (+1) or ends (-1) on a thread of its
+ * own.  An address gets as many such threads as it may have connections:
+ * HTTP/1 holds one thread per busy connection, HTTP/2 up to H2_THREADS,
+ * and without this share one address's streams could take every thread
+ * the server allows.  Returns 0, or -1 (nothing counted) when key has its
+ * share running.  Only an address with a connection open has an entry;
+ * its threads end before its connections do.
+ */
+int
+peer_thread(const unsigned char *key, int delta)
+{
+	struct peer *p;
+	int rc = 0;
+
+	pthread_mutex_lock(&peer_lock);
+	p = peer_find(key);
+	if (p->p_n == 0)
+		;		/* not counted (cannot happen) */
+	else if (delta > 0 && p->p_threads >= CONFIG_MAX_CONNECTIONS_PER_IP)
+		rc = -1;
+	else if (delta > 0 || p->p_threads > 0)
+		p->p_threads += delta;
 	pthread_mutex_unlock(&peer_lock);
 	return rc;
 }

@@ -17,6 +17,9 @@ int	 peer_init(void);
 int	 peer_add(const struct sockaddr_storage *, unsigned char *);
 /* The connection with this key closed. */
 void	 peer_del(const unsigned char *);
+/* One of key's HTTP/2 stream threads starts (+1) or ends (-1).  Returns
+ * 0, or -1 when the address has MAX_CONNECTIONS_PER_IP running. */
+int	 peer_thread(const unsigned char *, int);
 #else
 static inline int peer_init(void) { return 0; }
 static inline int
@@ -27,6 +30,13 @@ peer_add(const struct sockaddr_storage *ss, unsigned char *key)
 	return 0;
 }
 static inline void peer_del(const unsigned char *key) { (void)key; }
+static inline int
+peer_thread(const unsigned char *key, int delta)
+{
+	(void)key;
+	(void)delta;
+	return 0;
+}
 #endif
 
 #endif

@@ -799,6 +799,13 @@ spawn_worker(void)
 	return 0;
 }
 
+/* The address (peer.c) of the client of a connection in a slot. */
+const unsigned char *
+server_peer(const struct conn *c)
+{
+	return ((const struct slot *)(const void *)c)->s_peer;
+}
+
 /*
  * Starts a thread of fn(arg) with the workers' stack and signal mask,
  * detached: HTTP/2 runs a slow stream on one.  0, or -1.

@@ -1,0 +1,89 @@
+#!/usr/bin/perl
+# 83-h2-address-share.t - HTTP/2 streams that run on threads of their own
+# (CGI, uploads, listings, bodies) are shared out by client address: one
+# address runs at most MAX_CONNECTIONS_PER_IP of them at once, as many as
+# it could hold busy HTTP/1 connections.  Before, each of its connections
+# could run H2_THREADS (8), so a few connections from one address took
+# every thread the server allows (MAX_CONNECTIONS) and kept them, and
+# everyone else's programs got 503.  A connection past its address's
+# share waits for its own threads; one with none is refused.
+
+use strict;
+use warnings;
+
+use Time::HiRes qw(time sleep);
+use Test::More;
+use MrhttpdTest qw(:DEFAULT);
+use MrhttpdCGI qw(cgi_dir script wait_for children);
+use MrhttpdAttack qw(connect_from);
+use MrhttpdH2;
+
+my $dir = cgi_dir('h2-83');
+script("$dir/cgi-bin/sleep.sh", <<'EOF');
+#!/bin/sh
+sleep 15
+printf 'Content-Type: text/plain\n\nwoke\n'
+EOF
+script("$dir/cgi-bin/fast.sh", <<'EOF');
+#!/bin/sh
+printf 'Content-Type: text/plain\n\nfast\n'
+EOF
+
+my $t = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
+	CGI_DIR => "$dir/cgi-bin", MAX_CONNECTIONS => 16,
+	MAX_CONNECTIONS_PER_IP => 4 });
+$t->run;
+my $port = $t->port;
+
+# open_from(SRC): an HTTP/2 connection from address SRC
+sub open_from {
+	my $s = connect_from($_[0], '127.0.0.1', $port, 5) or die "connect: $!";
+	http_send($s, h2_preface() . h2_settings());
+	return $s;
+}
+sub get { return join '', map { h2_headers(2 * $_ + 1, $_[0]) } 0 .. $_[1] - 1 }
+sub programs { return scalar grep { $_->[2] =~ /sleep\.sh/ } children($t->pid) }
+# answers(SOCK, N, SECS): the bodies of streams 1, 3, ... once all N ended
+sub answers {
+	my ($s, $n, $secs) = @_;
+	my $left = $n;
+	my ($f) = h2_read($s, $secs, sub { $_[0]{type} == H2_DATA &&
+		$_[0]{flags} & 1 && --$left == 0 });
+	return map { my $id = 2 * $_ + 1; join '', map { $_->{payload} }
+		grep { $_->{type} == H2_DATA && $_->{id} == $id } @$f } 0 .. $n - 1;
+}
+
+# --- one address, four connections, eight slow programs each ---------------------
+my @hog = map { open_from('127.0.0.1') } 1 .. 4;
+http_send($_, get('/cgi-bin/sleep.sh', 8)) for @hog;
+ok(wait_for(sub { programs() >= 4 }, 5), 'the address gets its share');
+sleep 1;
+my $n = programs();
+is($n, 4, "32 slow streams from one address: $n programs run (its share, 4; "
+	. 'the server allows 16)');
+
+# --- meanwhile another address is served ----------------------------------------
+{
+	my $t0 = time;
+	my $c = open_from('127.0.0.2');
+	http_send($c, get('/cgi-bin/fast.sh', 1));
+	my ($body) = answers($c, 1, 5);
+	is($body, "fast\n", sprintf('another address: its program runs (%.2f s)',
+		time - $t0));
+	close $c;
+}
+
+# --- a connection past its address's share waits for its own threads ------------
+{
+	my $c = open_from('127.0.0.3');
+	http_send($c, get('/cgi-bin/fast.sh', 7));
+	my @b = answers($c, 7, 10);
+	is(scalar(grep { $_ eq "fast\n" } @b), 7,
+		'7 programs on one connection, share 4: all 7 answered, in turn');
+	close $c;
+}
+
+close $_ for @hog;
+ok(wait_for(sub { programs() == 0 }, 10), 'the slow programs stop with their connections');
+ok($t->alive, 'the server is still up');
+done_testing();
