@@ -719,6 +719,14 @@ dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 	size_t pfx = sizeof(CONFIG_PATH_PREFIX) - 1;
 
 	/*
+	 * A listing reads its directory and stats every entry, and its
+	 * output is as long as the directory: like a program or the disk,
+	 * not work for the turn, which a client reading as fast as it is
+	 * written would otherwise hold for a pipeline of them.
+	 */
+	if (server_yield() != 0)
+		return response_error(c, r, rp, 503);
+	/*
 	 * The first read comes before the status line, so that a directory
 	 * that cannot be read gets an error status rather than a 200 with
 	 * an empty listing.
