@@ -334,7 +334,7 @@ http_date_parse(const char *s, time_t *t)
 		m = month_of(p + 3);
 		y = digits(p + 7, 4);
 		p += 12;
-	} else if (s[p - s - 2] == ',') {
+	} else if (p - s >= 2 && p[-2] == ',') {
 		/* RFC 850: "Sunday, 06-Nov-94 08:49:37 GMT" */
 		if (strlen(p) != 22 || p[2] != '-' || p[6] != '-' ||
 		    p[9] != ' ' || strcmp(p + 18, " GMT") != 0)

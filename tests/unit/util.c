@@ -1,6 +1,6 @@
 /*
- * util.c - unit tests for url_decode(), path_normalize(), buf_uint() and
- * http_date_fmt().
+ * util.c - unit tests for url_decode(), path_normalize(), buf_uint(),
+ * http_date_fmt() and http_date_parse().
  */
 #include "../../src/util.c"
 
@@ -354,6 +354,54 @@ test_http_date_fmt(void)
 	ok(now >= 1700000000, "http_date_now() time is recent");
 }
 
+/* http_date_parse(in): the three forms of RFC 9110 5.6.7, and what is
+ * none of them; -1 in t for a refusal.  Each input is copied to a buffer
+ * of its own size, so that a sanitizer sees a read on either side. */
+static const struct {
+	int		 line;
+	const char	*in;
+	long long	 t;
+} parsed[] = {
+	{ __LINE__, "Sun, 06 Nov 1994 08:49:37 GMT", 784111777 },
+	{ __LINE__, "Sunday, 06-Nov-94 08:49:37 GMT", 784111777 },
+	{ __LINE__, "Sun Nov  6 08:49:37 1994", 784111777 },
+	{ __LINE__, "Tue, 29 Feb 2000 23:59:59 GMT", 951868799 },
+	{ __LINE__, "Sun, 06 Nov 1994 08:49:37 UTC", -1 },
+	{ __LINE__, "Sun, 06 Nov 1994 08:49:37 GMT ", -1 },
+	{ __LINE__, "Sun, 6 Nov 1994 08:49:37 GMT", -1 },
+	{ __LINE__, "Sun, 06 Nov 1994 08-49-37 GMT", -1 },
+	{ __LINE__, "Sun, 06 Foo 1994 08:49:37 GMT", -1 },
+	/* a space first: the RFC 850 test looked at the byte before */
+	{ __LINE__, " x", -1 },
+	{ __LINE__, " ", -1 },
+	{ __LINE__, ", x", -1 },
+	{ __LINE__, "", -1 },
+	{ __LINE__, "x", -1 },
+};
+
+static void
+test_http_date_parse(void)
+{
+	size_t i, n;
+	time_t t;
+	char *in;
+	int rc;
+
+	for (i = 0; i < sizeof(parsed) / sizeof(parsed[0]); i++) {
+		tap_row(parsed[i].line);
+		n = strlen(parsed[i].in) + 1;
+		if ((in = malloc(n)) == NULL)
+			abort();
+		memcpy(in, parsed[i].in, n);
+		t = 0;
+		rc = http_date_parse(in, &t);
+		is_int(rc == 0 ? (long long)t : -1, parsed[i].t,
+		    "http_date_parse(\"%s\")", parsed[i].in);
+		free(in);
+	}
+	tap_row(0);
+}
+
 int
 main(void)
 {
@@ -362,5 +410,6 @@ main(void)
 	test_buf_uint();
 	test_buf_bounds();
 	test_http_date_fmt();
+	test_http_date_parse();
 	return done_testing();
 }
