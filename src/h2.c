@@ -1313,21 +1313,36 @@ h2_begin(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 	return 0;
 }
 
+/*
+ * One field of a header block.  Past HTTP2_MAX_HEADER_LIST the stream is
+ * answered 431 (h2s_field); past twice that, counting trailers, which are
+ * read and dropped, the block is a decompression bomb (a byte of HPACK
+ * can name a 4 KB field of the dynamic table, and nghttp2 checks every
+ * byte of every value it decodes, on the turn): the connection ends with
+ * GOAWAY (ENHANCE_YOUR_CALM), and nothing more of the block is decoded.
+ */
 static int
 h2_header(nghttp2_session *ses, const nghttp2_frame *f, const uint8_t *name,
     size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags, void *arg)
 {
+	struct h2 *h = arg;
 	struct h2s *s;
 
 	(void)flags;
-	(void)arg;
-	/* trailers are read and dropped */
-	if (f->hd.type == NGHTTP2_HEADERS &&
-	    f->headers.cat == NGHTTP2_HCAT_REQUEST &&
-	    (s = nghttp2_session_get_stream_user_data(ses, f->hd.stream_id)) !=
-	    NULL)
+	if (f->hd.type != NGHTTP2_HEADERS || (s =
+	    nghttp2_session_get_stream_user_data(ses, f->hd.stream_id)) == NULL)
+		return 0;
+	if (f->headers.cat == NGHTTP2_HCAT_REQUEST)
 		h2s_field(s, (const char *)name, nlen, (const char *)value, vlen);
-	return 0;
+	else
+		s->s_hlist += nlen + vlen + 32;
+	if (s->s_hlist <= 2 * (size_t)CONFIG_HTTP2_MAX_HEADER_LIST)
+		return 0;
+	log_warn("%s: HTTP/2 header list past twice the limit, closing",
+	    h->h_conn->c_addr);
+	(void)nghttp2_session_terminate_session(ses, NGHTTP2_ENHANCE_YOUR_CALM);
+	h->h_goaway = 1;
+	return NGHTTP2_ERR_CALLBACK_FAILURE;
 }
 
 /* The request body has ended. */

@@ -249,6 +249,34 @@ SKIP: {
 	}
 }
 
+# --- an HPACK decompression bomb ----------------------------------------------------
+# One field of 4 KB goes into the dynamic table; then each byte of a
+# header block (0xbe, index 62) names it again: a 16 KB HEADERS frame
+# decodes to 64 MB, which nghttp2 checks byte by byte on the turn (about
+# 17 ms of CPU a frame here).  Past twice HTTP2_MAX_HEADER_LIST the
+# connection ends with GOAWAY (ENHANCE_YOUR_CALM) and nothing more is
+# decoded.  Before, every such stream was decoded whole and answered 431.
+{
+	$t->allow_log(qr/header list past twice the limit/);
+	my $cpu = sub { my @st = split ' ', slurp('/proc/' . $t->pid . '/stat');
+		return $st[13] + $st[14] };
+	my $cpu0 = $cpu->();
+	my $c = h2_open($port);
+	my $pseudo = h2_block(':method' => 'GET', ':scheme' => 'http',
+		':path' => '/index.html', ':authority' => 'localhost');
+	my $big = "\x40" . MrhttpdH2::_len(3) . 'x-a' . MrhttpdH2::_len(4000)
+		. ('a' x 4000);	# literal, incremental indexing
+	http_send($c, h2_frame(H2_HEADERS, 5, 1, $pseudo . $big));
+	http_send($c, join '', map { h2_frame(H2_HEADERS, 5, 2 * $_ + 1,
+		$pseudo . ("\xbe" x 16000)) } 1 .. 8);
+	my ($f, $closed) = h2_read($c, 10);
+	is(h2_goaway($f), 11, 'a header block that decodes to 64 MB: GOAWAY '
+		. '(ENHANCE_YOUR_CALM)');
+	ok($closed, '... and the connection closed');
+	note(sprintf('server CPU for 8 such frames: %d ms', 10 * ($cpu->() - $cpu0)));
+	close $c;
+}
+
 # --- an HTTP/1.1 body of 2^62 bytes that ends at 3 is cut off, not complete ----
 # A body that ends with its HTTP/2 stream has no length; an HTTP/1.1
 # Content-Length that large must not pass for one: its early end is the
@@ -293,4 +321,4 @@ for (["GET /" . ('a' x 9000) . " HTTP/1.1\r\nHost: x\r\n\r\n", qr/^(?:414|431)$/
 }
 
 ok($t->alive, 'the server is still up');
-done_testing();
+$t->done_testing();
