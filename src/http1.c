@@ -76,14 +76,17 @@ read_head(struct conn *c, struct request *r, int *n)
 
 /* Could the first line be HTTP/1?  Only a whole line (it has ended) that
  * names no "HTTP/1." is not: one too long or not finished yet is a client
- * of HTTP/1's, owed its 414, 431 or 408. */
+ * of HTTP/1's, owed its 431 or 408.  Empty lines before it do not count
+ * (RFC 9112 2.2), as request_parse skips them. */
 static int
 http1_line(const struct conn *c)
 {
-	const char *nl = memchr(c->c_buf, '\n', c->c_len);
+	const char *p = c->c_buf, *end = c->c_buf + c->c_len, *nl;
 
-	return nl == NULL ||
-	    memmem(c->c_buf, (size_t)(nl - c->c_buf), " HTTP/1.", 8) != NULL;
+	while (p < end && (*p == '\r' || *p == '\n'))
+		p++;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	return nl == NULL || memmem(p, (size_t)(nl - p), " HTTP/1.", 8) != NULL;
 }
 
 /* A head refused: answered, logged with its raw first line, and closed. */

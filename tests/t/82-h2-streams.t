@@ -43,7 +43,7 @@ EOF
 
 my $t = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
 	CGI_DIR => "$dir/cgi-bin", HTTP2_IDLE_TIMEOUT => 5, PUT_PATH => '/incoming',
-	HTTP2_MAX_HEADER_LIST => 65536, REQUEST_TIMEOUT => 3 });
+	HTTP2_MAX_HEADER_LIST => 65536 });
 $t->write_file('index.html', "hello\n");
 $t->write_file('incoming/keep.txt', "old\n");
 $t->run;
@@ -298,27 +298,6 @@ for my $req (["PUT /incoming/keep.txt", 'the old file stays whole'],
 }
 opendir(my $dh, $t->htdocs . '/incoming') or die;
 is(join(' ', sort grep { !/^\./ } readdir $dh), 'keep.txt', 'no temporary file left');
-
-# --- HTTP/1.1 on a port that speaks HTTP/2 as well: a first line that has
-# not ended (too long, or stalled) is HTTP/1.1's to answer; only a whole
-# first line that is not HTTP/1 is taken for a broken preface and closed
-# without a word (RFC 9113 3.4).  Before, the first two were reset or
-# closed without their 414 and 408.
-for (["GET /" . ('a' x 9000) . " HTTP/1.1\r\nHost: x\r\n\r\n", qr/^(?:414|431)$/,
-	'a first line longer than the head may be'],
-    ["GET /index.html", qr/^408$/, 'a first line that stalls'],
-    ["INVALID CONNECTION PREFACE\r\n\r\n", undef, 'a whole line that is no HTTP/1']) {
-	my ($req, $want, $what) = @$_;
-	my $closed;
-	my $resp = http($req, timeout => 8, closed => \$closed);
-	my ($status) = $resp =~ m{\AHTTP/1\.1 (\d{3}) };
-	if ($want) {
-		like($status // 'none', $want, "HTTP2=1, $what: answered "
-			. ($status // 'nothing'));
-	} else {
-		ok($resp eq '' && $closed, "HTTP2=1, $what: closed, nothing sent");
-	}
-}
 
 ok($t->alive, 'the server is still up');
 $t->done_testing();
