@@ -49,6 +49,7 @@ enum {
 	H2_IN = 65535,		/* a request body's buffer: its window */
 	H2_NV = MAX_HEADERS + 8,
 	H2_THREADS = 8,		/* streams on threads at once, a connection */
+	H2_RETRY_MS = 100,	/* a stream waits for its address's share */
 };
 
 /* Where a response body's bytes come from. */
@@ -1628,7 +1629,10 @@ h2_end(struct conn *c)
  * turn on already (h2s_spawn).  No time-out: a thread's every wait is
  * bounded (CGI_TIMEOUT, REQUEST_TIMEOUT for a body, HTTP2_IDLE_TIMEOUT
  * for a body that does not move), and once none runs the connection is
- * parked, where the sweep applies HTTP2_IDLE_TIMEOUT.
+ * parked, where the sweep applies HTTP2_IDLE_TIMEOUT.  But for a stream
+ * that waits for its address's share (peer_thread): the threads of the
+ * address's other connections end without a word to this one, so it
+ * looks again every H2_RETRY_MS.
  */
 static int
 h2_wait(struct h2 *h, struct conn *c, int eof)
@@ -1642,7 +1646,8 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
 
 	if (!eof && conn_pending(c))
 		return 1;
-	r = poll(p, 2, -1);
+	r = poll(p, 2, h->h_later != NULL && h->h_threads < H2_THREADS ?
+	    H2_RETRY_MS : -1);
 	if (r > 0 && (p[1].revents & POLLIN))
 		(void)!read(h->h_efd, &v, sizeof(v));
 	return r;

@@ -44,4 +44,4 @@ like($log, qr{"GET /share/ HTTP/2\.0" 200 .*Chrome},
 	'the access log: Chromium\'s request came over HTTP/2.0');
 unlike($log, qr{"GET /share/ HTTP/1\.1"}, '... and never over HTTP/1.1');
 ok($t->alive, 'the server is still up');
-done_testing();
+$t->done_testing();

@@ -24,6 +24,11 @@ script("$dir/cgi-bin/sleep.sh", <<'EOF');
 sleep 15
 printf 'Content-Type: text/plain\n\nwoke\n'
 EOF
+script("$dir/cgi-bin/second.sh", <<'EOF');
+#!/bin/sh
+sleep 1
+printf 'Content-Type: text/plain\n\nsecond\n'
+EOF
 script("$dir/cgi-bin/fast.sh", <<'EOF');
 #!/bin/sh
 printf 'Content-Type: text/plain\n\nfast\n'
@@ -85,5 +90,31 @@ is($n, 4, "32 slow streams from one address: $n programs run (its share, 4; "
 
 close $_ for @hog;
 ok(wait_for(sub { programs() == 0 }, 10), 'the slow programs stop with their connections');
+
+# --- a share freed on another connection of the address ---------------------------
+# Connection A runs a slow program and then asks for a fast one; B, of the
+# same address, holds the rest of the share for a second.  When B's end,
+# A's waiting stream starts then, not when A's own slow program ends.
+{
+	my $a = open_from('127.0.0.4');
+	http_send($a, get('/cgi-bin/sleep.sh', 1));
+	ok(wait_for(sub { programs() == 1 }, 5), 'A: a slow program runs');
+	my $b = open_from('127.0.0.4');
+	http_send($b, get('/cgi-bin/second.sh', 3));
+	sleep 0.3;
+	my $t0 = time;
+	http_send($a, h2_headers(3, '/cgi-bin/fast.sh'));
+	my ($f) = h2_read($a, 10, sub { $_[0]{type} == H2_DATA && $_[0]{id} == 3
+		&& $_[0]{flags} & 1 });
+	my $got = join '', map { $_->{payload} } grep { $_->{type} == H2_DATA
+		&& $_->{id} == 3 } @$f;
+	my $took = time - $t0;
+	ok($got eq "fast\n" && $took < 5, sprintf('A\'s next program starts once '
+		. 'B\'s end: answered in %.1f s (A\'s own runs 15 s)', $took));
+	my @b = answers($b, 3, 5);
+	is(scalar(grep { $_ eq "second\n" } @b), 3, 'B\'s three were answered');
+	close $_ for $a, $b;
+	ok(wait_for(sub { programs() == 0 }, 10), 'A\'s slow program stops with A');
+}
 ok($t->alive, 'the server is still up');
-done_testing();
+$t->done_testing();
