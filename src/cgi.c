@@ -375,6 +375,16 @@ cgi_spawn(struct cgi *g, const char *script, char *const envp[],
  * a block whose fields do not fit there is as invalid as a malformed one.
  * Returns 0, or -1 for an invalid block (the reply is then a 502).
  */
+/* The three digits of a status at v, the first from lo to 5; or -1. */
+static int
+cgi_status(const char *v, char lo)
+{
+	if (v[0] < lo || v[0] > '5' || v[1] < '0' || v[1] > '9' ||
+	    v[2] < '0' || v[2] > '9')
+		return -1;
+	return (v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0');
+}
+
 int
 cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 {
@@ -411,12 +421,10 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 		fields++;
 		if (strcasecmp(line, "Status") == 0) {
 			/* 1xx is interim, never a program's final answer */
-			if (h->ch_status != 0 || v[0] < '2' || v[0] > '5' ||
-			    v[1] < '0' || v[1] > '9' || v[2] < '0' ||
-			    v[2] > '9' || (v[3] != '\0' && v[3] != ' '))
+			if (h->ch_status != 0 ||
+			    (h->ch_status = cgi_status(v, '2')) == -1 ||
+			    (v[3] != '\0' && v[3] != ' '))
 				return -1;
-			h->ch_status = (v[0] - '0') * 100 + (v[1] - '0') * 10 +
-			    (v[2] - '0');
 			continue;
 		}
 		if (strcasecmp(line, "Location") == 0) {
@@ -687,6 +695,7 @@ static int
 cgi_answer(struct cgi *g, struct reply *rp, int status)
 {
 	g->g_sent = 1;
+	g->g_fail = status;	/* and the program is ended (cgi_finish) */
 	return response_error(g->g_conn, g->g_req, rp, status);
 }
 
@@ -706,11 +715,12 @@ cgi_respond(struct cgi *g, struct reply *rp, size_t end)
 	if (g->g_nph) {
 		/* it frames its own reply: the status is only for the log */
 		const char *p = g->g_pend;
+		int n;
 
-		rs.rs_status = 200;
-		if (g->g_pendlen >= 12 && memcmp(p, "HTTP/1.", 7) == 0)
-			rs.rs_status = (p[9] - '0') * 100 + (p[10] - '0') * 10 +
-			    (p[11] - '0');
+		rs.rs_status = 200;	/* unless it names a sound one */
+		if (g->g_pendlen >= 12 && memcmp(p, "HTTP/1.", 7) == 0 &&
+		    (n = cgi_status(p + 9, '1')) != -1)
+			rs.rs_status = n;
 		rs.rs_raw = 1;
 		rs.rs_len = -1;
 	} else {
@@ -769,6 +779,7 @@ cgi_run(struct cgi *g, struct reply *rp)
 		    response_error(g->g_conn, g->g_req, rp, g->g_fail);
 	if (end == 0 && (!g->g_nph || g->g_pend == NULL)) {
 		log_warn("cgi %s: no header block before it ended", g->g_script);
+		g->g_fail = 500;	/* it may run on without its stdout */
 		return response_error(g->g_conn, g->g_req, rp, 500);
 	}
 	return cgi_respond(g, rp, (size_t)end);
@@ -868,7 +879,10 @@ cgi_finish(struct cgi *g)
 		close(g->g_out);
 	if (g->g_err != -1)
 		close(g->g_err);
-	if (g->g_pid > 0 && g->g_redirect != NULL)
+	/* a local redirect, or an error of ours (500, 502) answered already:
+	 * nothing the program does now reaches anyone, and the connection
+	 * (and a CGI_MAX place) would wait for it until CGI_TIMEOUT */
+	if (g->g_pid > 0 && (g->g_redirect != NULL || g->g_fail != 0))
 		cgi_kill(g);
 	else if (g->g_pid > 0)
 		cgi_reap(g, g->g_deadline);

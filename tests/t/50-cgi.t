@@ -17,7 +17,7 @@ use Socket qw(SHUT_WR);
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest;
-use MrhttpdCGI qw(cgi_dir script spew slurp wait_for zombies);
+use MrhttpdCGI qw(cgi_dir script spew slurp wait_for zombies children);
 
 my $dir = cgi_dir('cgi-50');
 my $bin = "$dir/cgi-bin";
@@ -132,6 +132,11 @@ script("$bin/silent.sh", "#!/bin/sh\nexit 0\n");
 script("$bin/nph-silent.sh", "#!/bin/sh\nexit 0\n");
 # an invalid header block, and the program runs on for two seconds
 script("$bin/bad-slow.sh", "#!/bin/sh\nprintf 'garbage header\\n\\n'\nsleep 2\necho more\n");
+# ... or for 30 s; and one that closes its stdout unheard and runs on
+script("$bin/bad-long.sh", "#!/bin/sh\nprintf 'garbage header\\n\\n'\nexec sleep 30\n");
+script("$bin/mute-long.sh", "#!/bin/sh\nexec >&-\nexec sleep 30\n");
+# an nph- program whose status line has no number
+script("$bin/nph-weird.sh", "#!/bin/sh\nprintf 'HTTP/1.1 9zz Weird\\r\\nContent-Length: 2\\r\\n\\r\\nok'\n");
 script("$bin/dies.sh", "#!/bin/sh\nprintf 'Content-Type: text/pl'\necho 'dying now' >&2\nexit 3\n");
 script("$bin/stderr.sh", "#!/bin/sh\necho 'first stderr line' >&2\n"
 	. "printf 'Content-Type: text/plain\\n\\nout\\n'\necho 'second stderr line' >&2\n"
@@ -538,6 +543,32 @@ for my $name (sort keys %bad) {
 }
 unlike(req('GET', '/cgi-bin/bad-line.sh')->{body}, qr/this line has no colon/,
 	'502: the program\'s output is not sent');
+
+# Once we have answered for it (502, 500), a program that runs on is
+# ended: the request pipelined behind it is answered (or the connection
+# closed) at once, not after CGI_TIMEOUT (60 s here), and no `sleep 30`
+# is left.
+for (['bad-long.sh', 502], ['mute-long.sh', 500]) {
+	my ($name, $st) = @$_;
+	my $t0 = time;
+	my @r = parse_responses(http("GET /cgi-bin/$name HTTP/1.1\r\nHost: x\r\n\r\n"
+		. "GET /target.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		timeout => 10));
+	my $took = time - $t0;
+	# (after the 500 the connection closes: the request behind is not
+	# served, but not held for a minute either)
+	ok(@r >= 1 && $r[0]{status} == $st && (@r == 1 || $r[1]{status} == 200)
+		&& $took < 5, sprintf("$name: %s, and the connection done with "
+		. "in %.1f s", $st, $took)) or diag(join ' ', map { $_->{status} } @r);
+	ok(wait_for(sub { !grep { $_->[2] =~ /sleep 30/ } children($t->pid) }, 3),
+		"$name: the program was ended");
+}
+
+# an nph- program's status is logged only when it is three digits
+req('GET', '/cgi-bin/nph-weird.sh');
+ok(wait_for(sub { $t->log =~ m{"GET /cgi-bin/nph-weird\.sh HTTP/1\.1" 200 } }, 3),
+	'nph- status line "9zz": logged as 200')
+	or diag($t->log =~ /^(.*nph-weird.*)$/mg);
 ok(wait_for(sub { $t->log =~ /^\S+ \[warn\] cgi dies\.sh: dying now$/m }, 3),
 	'dies.sh: its stderr line is logged before the 500');
 
