@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -60,7 +61,12 @@ struct cgi {
 	char		 g_inbuf[IO_SIZE];
 	char		 g_io[IO_SIZE];	/* its stdout */
 	char		 g_head[CGI_HEAD_MAX];
+	struct cgi	*g_next, **g_prevp;	/* in cgi_list while it runs */
 };
+
+/* The programs running, for the server's stop (cgi_end_all). */
+static pthread_mutex_t cgi_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cgi *cgi_list;
 
 /* --- environment ------------------------------------------------------------- */
 
@@ -307,6 +313,58 @@ cgi_reap(struct cgi *g, long long deadline)
 		    WTERMSIG(st));
 }
 
+/* g's program joins (on) or leaves the programs running. */
+static void
+cgi_track(struct cgi *g, int on)
+{
+	pthread_mutex_lock(&cgi_lock);
+	if (on) {
+		if ((g->g_next = cgi_list) != NULL)
+			cgi_list->g_prevp = &g->g_next;
+		g->g_prevp = &cgi_list;
+		cgi_list = g;
+	} else {
+		if ((*g->g_prevp = g->g_next) != NULL)
+			g->g_next->g_prevp = g->g_prevp;
+	}
+	pthread_mutex_unlock(&cgi_lock);
+}
+
+/* sig to every program still running; returns how many there were. */
+static int
+cgi_signal_all(int sig)
+{
+	struct cgi *g;
+	pid_t pid;
+	int n = 0;
+
+	pthread_mutex_lock(&cgi_lock);
+	for (g = cgi_list; g != NULL; g = g->g_next, n++)
+		if ((pid = __atomic_load_n(&g->g_pid, __ATOMIC_ACQUIRE)) > 0)
+			cgi_signal(pid, sig);
+	pthread_mutex_unlock(&cgi_lock);
+	return n;
+}
+
+/*
+ * The server stops, its drain over: programs still running would outlive
+ * it, outside CGI_MAX and CGI_TIMEOUT.  Each gets what CGI_TIMEOUT would
+ * give it, SIGTERM to its process group and SIGKILL a second later; their
+ * threads, their pipes closed, reap them and leave the list.
+ */
+void
+cgi_end_all(void)
+{
+	const struct timespec tick = { .tv_nsec = 10 * 1000000 };
+	long long deadline = now_ms() + 1000;
+
+	if (cgi_signal_all(SIGTERM) == 0)
+		return;
+	while (cgi_signal_all(0) > 0 && now_ms() < deadline)
+		nanosleep(&tick, NULL);
+	(void)cgi_signal_all(SIGKILL);
+}
+
 /* Starts the program.  Returns 0, or -1 with errno set. */
 static int
 cgi_spawn(struct cgi *g, const char *script, char *const envp[],
@@ -512,7 +570,7 @@ cgi_stop(struct cgi *g, int fail)
 		    CONFIG_CGI_TIMEOUT);
 	if (g->g_pid > 0) {
 		cgi_kill(g);
-		g->g_pid = 0;
+		__atomic_store_n(&g->g_pid, 0, __ATOMIC_RELEASE);
 	}
 	g->g_fail = g->g_sent && fail != -1 ? -1 : fail;
 	return -1;
@@ -959,6 +1017,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		rc = response_error(c, r, rp, -rc);
 		goto out;
 	}
+	cgi_track(&g, 1);
 	g.g_deadline = now_ms() + CONFIG_CGI_TIMEOUT * 1000LL;
 	if (!body_pending(c->c_body)) {
 		g.g_body_done = 1;
@@ -967,6 +1026,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	}
 	rc = cgi_run(&g, rp);
 	cgi_finish(&g);
+	cgi_track(&g, 0);
 	if (rc == 1)
 		rc = cgi_redirect(&g, rp);
 	else if (g.g_fail == -1)

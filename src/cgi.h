@@ -21,6 +21,8 @@ int	 cgi_below(const char *, ssize_t);
  * when the connection may go on and -1 when it must close.
  */
 int	 cgi_serve(struct conn *, struct request *, struct reply *);
+/* At the server's stop: ends the programs still running. */
+void	 cgi_end_all(void);
 #else
 static inline int
 cgi_below(const char *path, ssize_t len)
@@ -33,6 +35,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 {
 	return response_error(c, r, rp, 404);
 }
+static inline void cgi_end_all(void) { }
 #endif
 
 #endif

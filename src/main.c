@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mrhttpd.h"
+#include "cgi.h"
 #include "log.h"
 #include "auth.h"
 #include "tls.h"
@@ -419,6 +420,7 @@ main(int argc, char *argv[])
 	if (ENABLE_TLS && ENABLE_PLAIN)
 		log_info("HTTPS on port %d", settings.set_tls_port);
 	server_run(ready);
+	cgi_end_all();		/* programs still running do not outlive us */
 	log_info("stopped");
 	return 0;
 }

@@ -40,6 +40,10 @@ prog('loop.sh', "printf 'Content-Type: text/plain\\n\\n'\n"
 prog('wait-body.sh', "cat > /dev/null\nprintf 'Content-Type: text/plain\\n\\nread it all\\n'\n");
 prog('count.sh', "n=\$(wc -c)\nprintf 'Content-Type: text/plain\\n\\nread %s bytes\\n' \$n\n");
 prog('slow.sh', "sleep 1.5\nprintf 'Content-Type: text/plain\\n\\nslow done\\n'\n");
+# for the server's stop: one that dies of SIGTERM, one that ignores it
+script("$bin/stop-plain.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\n'\nexec sleep 41\n");
+script("$bin/stop-stubborn.sh", "#!/bin/sh\ntrap '' TERM INT HUP PIPE\n"
+	. "printf 'Content-Type: text/plain\\n\\n'\nsleep 42\n");
 script("$bin/quick.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\nContent-Length: 3\\n\\nok\\n'\n");
 
 sub pid_of {
@@ -346,6 +350,29 @@ SKIP: {
 			: 'still running', $ct));
 	}
 	ok(wait_for(sub { !children($tw->pid) }, 3 * $slow), 'no child left');
+}
+
+# --- the server stops: its programs do not outlive it --------------------------------
+# After the 5 s drain, what still runs gets SIGTERM to its process group
+# and SIGKILL a second later, as at CGI_TIMEOUT (60 s here).  Before, both
+# went on with init as their parent, the second for good.
+{
+	my $ts = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin });
+	$ts->run();
+	my $sleeps = sub {
+		my (undef, $out) = run_cmd('ps', '-eo', 'stat=,args=');
+		return grep { /^\s*[^Z\s]\S*\s+sleep 4[12]\s*$/ } split /\n/, $out;
+	};
+	my @s = map { send_req("GET /cgi-bin/$_ HTTP/1.1\r\nHost: x\r\n\r\n") }
+		qw(stop-plain.sh stop-stubborn.sh);
+	ok(wait_for(sub { $sleeps->() == 2 }, 5 * $slow), 'two programs run');
+	is($ts->stop, 0, 'SIGTERM with them running: the server exits 0');
+	ok(wait_for(sub { $sleeps->() == 0 }, 3 * $slow),
+		'... and neither program is left, the one that ignores SIGTERM included')
+		or diag(join "\n", $sleeps->());
+	close $_ for @s;
+	# not to be left running, whatever the outcome
+	run_cmd('pkill', '-KILL', '-f', '^sleep 4[12]$');
 }
 
 $t->done_testing();
