@@ -1257,9 +1257,11 @@ const struct transport h2s_transport = {
 /*
  * Frames that make us answer or work without a request being served:
  * PING, SETTINGS, RST_STREAM ("rapid reset", CVE-2023-44487), PRIORITY
- * and empty DATA.  HTTP2_MAX_CONTROL a second; past that, GOAWAY.
+ * and empty DATA, and header lists past the limit (431s, h2_header).
+ * HTTP2_MAX_CONTROL a second; past that, GOAWAY.  Returns 1 when this one
+ * ended the session.
  */
-static void
+static int
 h2_control(struct h2 *h)
 {
 	long long now = now_ms();
@@ -1269,11 +1271,12 @@ h2_control(struct h2 *h)
 		h->h_ctrl = CONFIG_HTTP2_MAX_CONTROL;
 	}
 	if (--h->h_ctrl >= 0 || h->h_goaway)
-		return;
+		return 0;
 	log_warn("%s: HTTP/2 control frame flood, closing", h->h_conn->c_addr);
 	(void)nghttp2_session_terminate_session(h->h_ses,
 	    NGHTTP2_ENHANCE_YOUR_CALM);
 	h->h_goaway = 1;
+	return 1;
 }
 
 /*
@@ -1321,6 +1324,11 @@ h2_begin(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
  * can name a 4 KB field of the dynamic table, and nghttp2 checks every
  * byte of every value it decodes, on the turn): the connection ends with
  * GOAWAY (ENHANCE_YOUR_CALM), and nothing more of the block is decoded.
+ * The same bomb spread over streams, each under twice the limit, is
+ * bounded by counting each list past the limit as a control frame.
+ * (Fields nghttp2 finds invalid never come here: it resets their stream
+ * and skips the rest of the block unchecked.  An on_invalid_header
+ * callback would have to count them too.)
  */
 static int
 h2_header(nghttp2_session *ses, const nghttp2_frame *f, const uint8_t *name,
@@ -1328,15 +1336,20 @@ h2_header(nghttp2_session *ses, const nghttp2_frame *f, const uint8_t *name,
 {
 	struct h2 *h = arg;
 	struct h2s *s;
+	size_t before;
 
 	(void)flags;
 	if (f->hd.type != NGHTTP2_HEADERS || (s =
 	    nghttp2_session_get_stream_user_data(ses, f->hd.stream_id)) == NULL)
 		return 0;
+	before = s->s_hlist;
 	if (f->headers.cat == NGHTTP2_HCAT_REQUEST)
 		h2s_field(s, (const char *)name, nlen, (const char *)value, vlen);
 	else
 		s->s_hlist += nlen + vlen + 32;
+	if (before <= CONFIG_HTTP2_MAX_HEADER_LIST &&
+	    s->s_hlist > CONFIG_HTTP2_MAX_HEADER_LIST && h2_control(h))
+		return NGHTTP2_ERR_CALLBACK_FAILURE;
 	if (s->s_hlist <= 2 * (size_t)CONFIG_HTTP2_MAX_HEADER_LIST)
 		return 0;
 	log_warn("%s: HTTP/2 header list past twice the limit, closing",
@@ -1375,7 +1388,7 @@ h2_frame(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 		if (s != NULL && end)
 			h2s_input_end(h, s);
 		else if (f->hd.length == 0 && !end)
-			h2_control(h);
+			(void)h2_control(h);
 		break;
 	case NGHTTP2_PING:
 	case NGHTTP2_SETTINGS:
@@ -1384,7 +1397,7 @@ h2_frame(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 		/* FALLTHROUGH */
 	case NGHTTP2_RST_STREAM:
 	case NGHTTP2_PRIORITY:
-		h2_control(h);
+		(void)h2_control(h);
 		break;
 	}
 	return 0;
