@@ -74,35 +74,48 @@ read_head(struct conn *c, struct request *r, int *n)
 	}
 }
 
-/* Could the first line be HTTP/1?  Only a whole line (it has ended) that
- * names no "HTTP/1." is not: one too long or not finished yet is a client
- * of HTTP/1's, owed its 431 or 408.  Empty lines before it do not count
- * (RFC 9112 2.2), as request_parse skips them. */
-static int
-http1_line(const struct conn *c)
+/* The first line in the buffer, past the empty lines request_parse skips
+ * too (RFC 9112 2.2): its start, its length up to LF or the buffer's end,
+ * and whether it has ended. */
+static const char *
+http1_first(const struct conn *c, size_t *n, int *whole)
 {
 	const char *p = c->c_buf, *end = c->c_buf + c->c_len, *nl;
 
 	while (p < end && (*p == '\r' || *p == '\n'))
 		p++;
 	nl = memchr(p, '\n', (size_t)(end - p));
-	return nl == NULL || memmem(p, (size_t)(nl - p), " HTTP/1.", 8) != NULL;
+	*whole = nl != NULL;
+	*n = (size_t)((nl != NULL ? nl : end) - p);
+	return p;
+}
+
+/* Could the first line be HTTP/1?  Only a whole line (it has ended) that
+ * names no "HTTP/1." is not: one too long or not finished yet is a client
+ * of HTTP/1's, owed its 431 or 408. */
+static int
+http1_line(const struct conn *c)
+{
+	size_t n;
+	int whole;
+	const char *p = http1_first(c, &n, &whole);
+
+	return !whole || memmem(p, n, " HTTP/1.", 8) != NULL;
 }
 
 /* A head refused: answered, logged with its raw first line, and closed. */
 static void
 http1_refuse(struct conn *c, int status)
 {
-	const char *nl = memchr(c->c_buf, '\n', c->c_len);
 	struct reply rp = { 0 };
-	struct access a = { .a_line = c->c_buf, .a_status = status,
-	    .a_rejected = 1 };
+	struct access a = { .a_status = status, .a_rejected = 1 };
+	int whole;
 
 	response_error(c, NULL, &rp, status);
-	a.a_line_len = nl ? (size_t)(nl - c->c_buf) : c->c_len;
+	a.a_line = http1_first(c, &a.a_line_len, &whole);
 	/* the parser may have put a NUL where the CR was */
-	if (a.a_line_len > 0 && (c->c_buf[a.a_line_len - 1] == '\r' ||
-	    c->c_buf[a.a_line_len - 1] == '\0'))
+	if (a.a_line_len > 0 && (a.a_line[a.a_line_len - 1] == '\r' ||
+	    a.a_line[a.a_line_len - 1] == '\0'))
 		a.a_line_len--;
 	a.a_bytes = rp.rp_bytes;
 	log_access(c, &a);

@@ -12,6 +12,7 @@ use warnings;
 
 use Test::More;
 use MrhttpdTest qw(:DEFAULT);
+use MrhttpdCGI ();
 
 my $t = MrhttpdTest->new(conf => { HTTP2 => 1, REQUEST_TIMEOUT => 3 });
 $t->write_file('index.html', "hello\n");
@@ -38,6 +39,11 @@ for (["GET /" . ('a' x 9000) . " HTTP/1.1\r\nHost: x\r\n\r\n", qr/^431$/,
 		ok($resp eq '' && $closed, "HTTP2=1, $what: closed, nothing sent");
 	}
 }
+
+# the refused request is logged with its line, not the empty one before it
+ok(MrhttpdCGI::wait_for(sub { $t->log =~ m{"GET /index\.html HTTP/1\.1" 400 } }, 3),
+	'an empty line, then a request without Host: logged with its request line')
+	or diag($t->log =~ /^(.* 400 .*)$/mg);
 
 ok($t->alive, 'the server is still up');
 $t->done_testing();
