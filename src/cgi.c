@@ -360,7 +360,7 @@ cgi_end_all(void)
 
 	if (cgi_signal_all(SIGTERM) == 0)
 		return;
-	while (cgi_signal_all(0) > 0 && now_ms() < deadline)
+	while (cgi_signal_all(0) > 0 && now_ms() < deadline)	/* 0: counts */
 		nanosleep(&tick, NULL);
 	(void)cgi_signal_all(SIGKILL);
 }
@@ -427,12 +427,6 @@ cgi_spawn(struct cgi *g, const char *script, char *const envp[],
 
 /* --- its output -------------------------------------------------------------- */
 
-/*
- * Parses the program's header block (RFC 3875 6.3), head[0..end), in
- * place.  The fields we pass on go to h->ch_fields as CRLF lines, bounded:
- * a block whose fields do not fit there is as invalid as a malformed one.
- * Returns 0, or -1 for an invalid block (the reply is then a 502).
- */
 /* The three digits of a status at v, the first from lo to 5; or -1. */
 static int
 cgi_status(const char *v, char lo)
@@ -443,6 +437,12 @@ cgi_status(const char *v, char lo)
 	return (v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0');
 }
 
+/*
+ * Parses the program's header block (RFC 3875 6.3), head[0..end), in
+ * place.  The fields we pass on go to h->ch_fields as CRLF lines, bounded:
+ * a block whose fields do not fit there is as invalid as a malformed one.
+ * Returns 0, or -1 for an invalid block (the reply is then a 502).
+ */
 int
 cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 {

@@ -116,12 +116,12 @@ peer_thread(const unsigned char *key, int delta)
 
 	pthread_mutex_lock(&peer_lock);
 	p = peer_find(key);
-	if (p->p_n == 0)
-		;		/* not counted (cannot happen) */
-	else if (delta > 0 && p->p_threads >= CONFIG_MAX_CONNECTIONS_PER_IP)
-		rc = -1;
-	else if (delta > 0 || p->p_threads > 0)
-		p->p_threads += delta;
+	if (p->p_n > 0) {	/* else none of its connections is open */
+		if (delta > 0 && p->p_threads >= CONFIG_MAX_CONNECTIONS_PER_IP)
+			rc = -1;
+		else if (p->p_threads + delta >= 0)
+			p->p_threads += delta;
+	}
 	pthread_mutex_unlock(&peer_lock);
 	return rc;
 }

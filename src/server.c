@@ -803,7 +803,8 @@ spawn_worker(void)
 const unsigned char *
 server_peer(const struct conn *c)
 {
-	return ((const struct slot *)(const void *)c)->s_peer;
+	return ((const struct slot *)(const void *)((const char *)c -
+	    offsetof(struct slot, s_conn)))->s_peer;
 }
 
 /*
