@@ -9,6 +9,21 @@
 # line, one for the running release is added (as root; otherwise we stop
 # and say so).  Nothing is downloaded from anywhere else.  Needs say() and
 # die() from the caller.
+#
+# depslock: holds build/deps.lock until the caller exits.  Two makes at
+# once (prove -j2 building two configurations) would otherwise unpack one
+# source into one directory, or write one library, at the same time; the
+# second now waits, then finds the library there.
+
+depslock() {
+	mkdir -p build
+	exec 9>build/deps.lock
+	if command -v flock >/dev/null 2>&1; then
+		flock 9
+	else
+		say "no flock(1): not safe against another build at the same time"
+	fi
+}
 
 debsrc() {
 	pkg=$1

@@ -10,7 +10,9 @@
 #
 # The source is Debian's: "apt-get source mbedtls", once, into
 # build/src/ (extra/debsrc.sh).  A firmware builder with an mbed TLS of their own
-# sets MBEDTLS_DIR= to it and never runs this.
+# sets MBEDTLS_DIR= to it and never runs this.  Libraries already in DIR
+# are kept (remove DIR to build again); libmbedtls.a, which make looks
+# for, is renamed into place last, so a build cut short leaves none.
 #
 # The configuration is Debian's with what a server needs: threads
 # (THREADING_PTHREAD, as Debian's own build), and none of the client side,
@@ -31,6 +33,11 @@ die() { say "$*"; exit 1; }
 
 # --- the source: Debian's package, once ----------------------------------------
 . extra/debsrc.sh
+depslock
+if [ -f "$dest/lib/libmbedtls.a" ]; then
+	say "$dest/lib/libmbedtls.a is there already"
+	exit 0
+fi
 command -v python3 >/dev/null 2>&1 || sh tests/install-deps.sh python3
 debsrc mbedtls include/mbedtls/config.h
 
@@ -73,9 +80,9 @@ make -s -C "$work/library" CC="$CC" AR="$AR" \
     CFLAGS="-Os -ffunction-sections -fdata-sections" \
     libmbedcrypto.a libmbedx509.a libmbedtls.a >&2 ||
 	die "the build with $CC failed (log above)"
-cp "$work/library/libmbedcrypto.a" "$work/library/libmbedx509.a" \
-    "$work/library/libmbedtls.a" "$dest/lib/"
 rm -rf "$dest/include/mbedtls"
 cp -R "$work/include/mbedtls" "$dest/include/"
+cp "$work/library/libmbedcrypto.a" "$work/library/libmbedx509.a" "$dest/lib/"
+mv -f "$work/library/libmbedtls.a" "$dest/lib/libmbedtls.a"
 rm -rf "$work"
 say "built $dest/lib/libmbed{tls,x509,crypto}.a"

@@ -15,6 +15,8 @@
 # (extra/debsrc.sh), Debian's security patches included.  A firmware
 # builder with an nghttp2 of their own sets NGHTTP2_DIR= and never runs
 # this.  -Os, one section per function: the linker keeps what h2.c calls.
+# A library already in DIR is kept (remove DIR to build again); it is
+# renamed into place last, so a build cut short leaves none.
 set -eu
 
 dest=${1:?usage: extra/nghttp2.sh DIR}
@@ -26,6 +28,11 @@ say() { printf '%s: %s\n' "$me" "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 . extra/debsrc.sh
+depslock
+if [ -f "$dest/lib/libnghttp2.a" ]; then
+	say "$dest/lib/libnghttp2.a is there already"
+	exit 0
+fi
 debsrc nghttp2 lib/nghttp2_session.c
 src=build/src/nghttp2
 
@@ -46,7 +53,7 @@ for f in "$src"/lib/*.c; do
 	    -DHAVE_CLOCK_GETTIME -I"$dest/include" -I"$src/lib" \
 	    -c -o "$o" "$f" || die "the build of $f with $CC failed"
 done
-rm -f "$dest/lib/libnghttp2.a"
-$AR rcs "$dest/lib/libnghttp2.a" "$work"/*.o
+$AR rcs "$work/libnghttp2.a" "$work"/*.o
+mv -f "$work/libnghttp2.a" "$dest/lib/libnghttp2.a"
 rm -rf "$work"
 say "built $dest/lib/libnghttp2.a"
