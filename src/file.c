@@ -373,13 +373,13 @@ static void
 fcache_validators(struct fcache *e, const struct stat *st, time_t now)
 {
 	struct buf b;
+	long long lm = st->st_mtime > now ? now : st->st_mtime;
 
 	/* a modification time in the future is clamped to now, one before
 	 * year 0 to year 0 (http_date_fmt's range), so the date sent is the
-	 * one conditional requests are compared with */
-	e->fc_lm = st->st_mtime > now ? now : st->st_mtime;
-	if ((long long)e->fc_lm < DATE_MIN)
-		e->fc_lm = (time_t)DATE_MIN;
+	 * one conditional requests are compared with (in a long long: with
+	 * a 32-bit time_t gcc warns that the test is always false) */
+	e->fc_lm = (time_t)(lm < DATE_MIN ? DATE_MIN : lm);
 	*http_date_fmt(e->fc_lastmod, e->fc_lm) = '\0';
 	/* changes with any replacement or write of the file */
 	buf_init(&b, e->fc_etag, sizeof(e->fc_etag) - 1);
