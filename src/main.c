@@ -23,6 +23,7 @@
 #include "auth.h"
 #include "tls.h"
 #include "h2.h"
+#include "upload.h"
 
 struct settings settings = {
 	.set_port = ENABLE_PLAIN ? CONFIG_SERVER_PORT : CONFIG_TLS_PORT,
@@ -413,6 +414,9 @@ main(int argc, char *argv[])
 			die("dropping root to " CONFIG_SYSTEM_USER " did not stick",
 			    NULL);
 	}
+
+	/* as the user uploads run as, in the jail they see */
+	upload_sweep();
 
 	/* main loop */
 	log_info("mrhttpd %s listening on port %d", MRHTTPD_VERSION,

@@ -5,7 +5,10 @@
  * An upload streams into a temporary file beside its target, is synced,
  * and only then renamed over it: a client that aborts, a full disk or a
  * crash leaves the old file whole.  Nothing of the body is held in memory.
+ * The temporary file is locked while it is written; at start-up, those
+ * that a crash or a power cut left behind are swept (upload_sweep).
  */
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "upload.h"
 
 enum {
@@ -136,6 +140,9 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		close(dfd);
 		return response_error(c, r, rp, status);
 	}
+	/* in use: a server starting meanwhile must not sweep it (a
+	 * filesystem without locks has no sweep either) */
+	(void)flock(fd, LOCK_EX | LOCK_NB);
 
 	while ((n = body_read(c, b, buf, sizeof(buf))) > 0) {
 		for (p = buf; n > 0; p += w, n -= w) {
@@ -256,4 +263,71 @@ upload_delete(struct conn *c, struct request *r, struct reply *rp)
 		return response_error(c, r, rp, rc);
 	file_cache_invalidate();	/* nor what is gone */
 	return upload_done(c, r, rp, 204);
+}
+
+/* Removes one temporary file, unless it is locked or from after t0. */
+static int
+sweep_file(int dirfd, const char *name, time_t t0)
+{
+	struct stat st;
+	int fd, gone = 0;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC);
+	if (fd == -1)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime < t0 &&
+	    flock(fd, LOCK_EX | LOCK_NB) == 0)
+		gone = unlinkat(dirfd, name, 0) == 0;
+	close(fd);
+	return gone;
+}
+
+/* The temporary files below dirfd, directories depth levels down. */
+static unsigned
+sweep_dir(int dirfd, int depth, time_t t0)
+{
+	union {
+		char		 b[1024];
+		uint64_t	 align;
+	} buf;
+	const struct dir_rec *d;
+	unsigned gone = 0;
+	ssize_t n;
+	size_t off;
+	int fd;
+
+	while ((n = dir_read(dirfd, buf.b, sizeof(buf.b))) > 0)
+		for (off = 0; (d = dir_next(buf.b, (size_t)n, &off));) {
+			if (strncmp(d->d_name, UPLOAD_PREFIX,
+			    sizeof(UPLOAD_PREFIX) - 1) == 0)
+				gone += sweep_file(dirfd, d->d_name, t0);
+			else if ((d->d_type == DT_DIR || d->d_type == DT_UNKNOWN) &&
+			    depth < TREE_DEPTH_MAX &&
+			    strcmp(d->d_name, ".") != 0 &&
+			    strcmp(d->d_name, "..") != 0 &&
+			    (fd = openat(dirfd, d->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
+				gone += sweep_dir(fd, depth + 1, t0);
+				close(fd);
+			}
+		}
+	return gone;
+}
+
+void
+upload_sweep(void)
+{
+	time_t t0 = time(NULL);
+	unsigned gone;
+	int fd;
+
+	fd = openat(settings.set_public_fd, CONFIG_PUT_PATH + 1, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		return;		/* made by the first PUT */
+	if ((gone = sweep_dir(fd, 0, t0)) > 0)
+		log_warn("removed %u temporary files of unfinished uploads "
+		    "below " CONFIG_PUT_PATH, gone);
+	close(fd);
 }

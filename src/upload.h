@@ -7,6 +7,8 @@
 #if ENABLE_PUT
 int	 upload_put(struct conn *, struct request *, struct reply *);
 int	 upload_delete(struct conn *, struct request *, struct reply *);
+/* At start-up: removes what uploads cut short by a crash left below PUT_PATH. */
+void	 upload_sweep(void);
 #else
 static inline int
 upload_put(struct conn *c, struct request *r, struct reply *rp)
@@ -18,6 +20,11 @@ static inline int
 upload_delete(struct conn *c, struct request *r, struct reply *rp)
 {
 	return response_error_field(c, r, rp, 405, "Allow", ALLOW_METHODS);
+}
+
+static inline void
+upload_sweep(void)
+{
 }
 #endif
 

@@ -20,6 +20,7 @@ use strict;
 use warnings;
 
 use Digest::MD5;
+use Fcntl ();
 use File::Find qw(find);
 use File::Path qw(make_path);
 use IO::Select;
@@ -821,6 +822,71 @@ $tm->run();
 	ok(!temps($tm->htdocs), 'no temporary files left');
 }
 $tm->stop();
+
+###############################################################################
+# At start-up, the temporary files of uploads a crash cut short are removed
+# below PUT_PATH; a locked one (an upload of a server still running) or a
+# newer one stays, as does everything else.  A running upload holds its
+# file locked.
+
+my $tw = MrhttpdTest->new(conf => { PUT_PATH => '/incoming' });
+my $hw = $tw->htdocs;
+my $iw = "$hw/incoming";
+my $tb = $tw->testdir;
+my $old = time - 3600;
+my %tmp = (stale => "$iw/.mrhttpd-upload-0123456789abcdef-1",
+	deep => "$iw/a/b/c/.mrhttpd-upload-0123456789abcdef-2",
+	locked => "$iw/.mrhttpd-upload-0123456789abcdef-3",
+	newer => "$iw/.mrhttpd-upload-0123456789abcdef-4",
+	outside => "$hw/.mrhttpd-upload-0123456789abcdef-5",
+	linked => "$tb/outdir/.mrhttpd-upload-0123456789abcdef-6");
+$tw->write_file('incoming/keep.txt', "kept\n");
+make_path("$iw/a/b/c", "$tb/outdir");
+spew($tmp{$_}, "partial $_\n") for keys %tmp;
+utime($old, $old, $tmp{$_}) for qw(stale deep locked outside linked);
+utime(time + 600, time + 600, $tmp{newer});
+spew("$tb/victim", "victim\n");
+symlink("$tb/victim", "$iw/.mrhttpd-upload-0123456789abcdef-7") or die "symlink: $!";
+symlink("$tb/outdir", "$iw/linkdir") or die "symlink: $!";
+open(my $lockfh, '<', $tmp{locked}) or die "$tmp{locked}: $!";
+flock($lockfh, Fcntl::LOCK_EX()) or die "flock: $!";
+$tw->run();
+{
+	ok(!-e $tmp{stale}, 'start-up: a stale temporary file in PUT_PATH is removed');
+	ok(!-e $tmp{deep}, '... and one three directories down');
+	ok(-e $tmp{locked}, '... not one that is locked (an upload still running)');
+	ok(-e $tmp{newer}, '... nor one newer than the start');
+	ok(-e $tmp{outside}, '... nor one outside PUT_PATH');
+	ok(-e $tmp{linked}, '... nor one behind a symbolic link to a directory');
+	ok(-l "$iw/.mrhttpd-upload-0123456789abcdef-7" && slurp("$tb/victim") eq "victim\n",
+		'... nor a symbolic link of that name, nor what it points to');
+	is(slurp("$iw/keep.txt"), "kept\n", '... other files stay');
+	like($tw->log, qr/\[warn\] removed 2 temporary files of unfinished uploads below \/incoming/,
+		'... and the log says how many went');
+	close $lockfh;
+
+	my $s = http_connect();
+	http_send($s, "PUT /incoming/keep.txt HTTP/1.1\r\nHost: x\r\n"
+		. "Content-Length: 100000\r\n\r\n" . ('k' x 1000));
+	# the server's own temporary files, not the ones made above
+	my $own = sub { grep { !/-0123456789abcdef-\d$/ } temps($iw) };
+	my ($tmpf) = $own->();
+	for (my $deadline = time + 3; !$tmpf && time < $deadline; sleep 0.02) {
+		($tmpf) = $own->();
+	}
+	ok($tmpf, 'a running upload has its temporary file');
+	if ($tmpf && open(my $fh, '<', $tmpf)) {
+		ok(!flock($fh, Fcntl::LOCK_EX() | Fcntl::LOCK_NB()), '... locked while it runs');
+		close $fh;
+	} else {
+		fail('... locked while it runs');
+	}
+	close $s;
+	for (my $deadline = time + 3; $own->() && time < $deadline; sleep 0.02) {}
+	ok(!$own->(), '... and removed when the client goes');
+	is(slurp("$iw/keep.txt"), "kept\n", '... the target unchanged');
+}
+$tw->stop();
 
 ###############################################################################
 # Basic auth for PUT and DELETE only (AUTH_METHODS=12)
