@@ -46,6 +46,10 @@
 
 enum {
 	PATH_MAX_LEN = 4096,		/* longest decoded request path */
+	/* most slashes in a normalised path (414 past it): a path is
+	 * opened a directory at a time where openat2 is missing (before
+	 * Linux 5.6), two system calls each, on the turn */
+	PATH_DEPTH_MAX = 64,
 	HEAD_MAX = CONFIG_HTTP_HEADER_LENGTH,
 	/* a response head's common part (http1_head) and the few fields
 	 * every reply adds: configure keeps PRAGMA (and the other strings
@@ -243,7 +247,8 @@ extern const char month_names[];	/* "JanFeb...", 3 letters each */
 /*
  * path_normalize: in place, folds "//", "/./" and "/x/.." in an absolute path.
  * Returns the new length, or -1 when the path is not absolute or ".." would
- * climb above the root.  A trailing slash is kept.
+ * climb above the root, -2 when it has more than PATH_DEPTH_MAX slashes.
+ * A trailing slash is kept.
  */
 ssize_t	 path_normalize(char *);
 void	 time_utc(time_t, struct tm *);

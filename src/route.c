@@ -64,7 +64,9 @@ decode_path(struct request *r, int query_hack)
 		len += 1 + q;
 		r->req_qhack = 1;
 	}
-	return (len = path_normalize(path)) < 0 ? -400 : len;
+	if ((len = path_normalize(path)) < 0)
+		return len == -2 ? -414 : -400;
+	return len;
 }
 
 enum route

@@ -64,6 +64,7 @@ ssize_t
 path_normalize(char *p)
 {
 	char *r = p, *w = p;
+	size_t depth = 0;	/* the slashes written */
 
 	if (*r != '/')
 		return -1;
@@ -73,8 +74,10 @@ path_normalize(char *p)
 			r++;
 		if (r[1] == '.' && (r[2] == '/' || r[2] == '\0')) {
 			r += 2;
-			if (*r == '\0')
+			if (*r == '\0') {
 				*w++ = '/';
+				depth++;
+			}
 			continue;
 		}
 		if (r[1] == '.' && r[2] == '.' && (r[3] == '/' || r[3] == '\0')) {
@@ -82,20 +85,26 @@ path_normalize(char *p)
 				return -1;		/* would climb above the root */
 			while (*--w != '/')
 				;
+			depth--;
 			r += 3;
-			if (*r == '\0')
+			if (*r == '\0') {
 				*w++ = '/';
+				depth++;
+			}
 			continue;
 		}
 		/* copy one segment with its leading slash */
+		depth++;
 		*w++ = *r++;
 		while (*r != '/' && *r != '\0')
 			*w++ = *r++;
 	}
-	if (w == p)
+	if (w == p) {
 		*w++ = '/';
+		depth = 1;
+	}
 	*w = '\0';
-	return w - p;
+	return depth > PATH_DEPTH_MAX ? -2 : w - p;
 }
 
 /* Appends v in decimal, written in place: it is on every reply's path

@@ -326,7 +326,23 @@ symlink('/etc', $c->htdocs . '/etc-link');
 symlink('/etc/passwd', $c->htdocs . '/passwd');
 symlink('sub/a.txt', $c->htdocs . '/inside.txt');
 symlink('/etc/hostname', $c->htdocs . '/sub/host');
+$c->write_file(join('', map { 'd/' } 1 .. 63) . 'f', "deep\n");
 $c->run();
+{
+	# a path is opened a directory at a time where openat2 is missing:
+	# more than 64 slashes get 414 before any is opened, on every kernel
+	my $d63 = '/d' x 63;
+	my ($r) = parse_responses(http_get("$d63/f"));
+	is($r && $r->{status}, 200, 'G: a path of 64 slashes (63 directories): 200');
+	($r) = parse_responses(http_get("$d63/d/f"));
+	is($r && $r->{status}, 414, '... of 65: 414');
+	($r) = parse_responses(http_get($d63 . '/x/..' x 100 . '/f'));
+	is($r && $r->{status}, 200, '... deeper on the way, 64 after normalising: 200');
+	($r) = parse_responses(http_get('/d%2F' x 65 . 'f'));
+	is($r && $r->{status}, 414, '... 65 with encoded slashes: 414');
+	($r) = parse_responses(http_get('/d' x 2000));
+	is($r && $r->{status}, 414, '... 2,000: 414');
+}
 {
 	my ($r) = parse_responses(http_get('/etc-link/passwd'));
 	is($r && $r->{status}, 403, 'F: FOLLOW_SYMLINKS=0, a directory link out of PUBLIC_DIR: 403');

@@ -103,7 +103,12 @@ test_url_decode(void)
 	tap_row(0);
 }
 
-/* path_normalize(in): the new length and path, or -1. */
+/* path_normalize(in): the new length and path, or -1 (not absolute, or
+ * above the root), or -2 (more than PATH_DEPTH_MAX = 64 slashes). */
+#define A8	"/a/a/a/a/a/a/a/a"
+#define A56	A8 A8 A8 A8 A8 A8 A8
+#define A64	A56 A8
+#define UP8	"/x/../x/../x/../x/../x/../x/../x/../x/.."
 static const struct {
 	int		 line;
 	const char	*in;
@@ -157,6 +162,21 @@ static const struct {
 	{ __LINE__, "./a", -1, NULL },
 	{ __LINE__, "", -1, NULL },
 	{ __LINE__, "\\a", -1, NULL },
+	{ __LINE__, A64, 128, A64 },		/* 64 slashes */
+	{ __LINE__, A64 "/", -2, NULL },	/* 65 */
+	{ __LINE__, A64 "/b", -2, NULL },
+	{ __LINE__, A64 "//", -2, NULL },
+	{ __LINE__, A64 "/.", -2, NULL },	/* "/a.../a/" */
+	{ __LINE__, A64 "/b/..", -2, NULL },
+	{ __LINE__, A64 "/..", 127, A56 "/a/a/a/a/a/a/a/" },	/* 64 */
+	{ __LINE__, A64 "/b/../..", 127, A56 "/a/a/a/a/a/a/a/" },
+	{ __LINE__, UP8 UP8 UP8 UP8 UP8 UP8 UP8 UP8 UP8 UP8 A64, 128, A64 },
+	/* 128 deep on the way, 63 slashes at the end */
+	{ __LINE__, A64 A64 "/../../../../../../../../../../../../../../../.."
+	    "/../../../../../../../../../../../../../../../../../../../../../../.."
+	    "/../../../../../../../../../../../../../../../../../../../../../../.."
+	    "/../../../..",
+	    125, A56 "/a/a/a/a/a/a/" },
 };
 
 static void
