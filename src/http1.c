@@ -82,8 +82,7 @@ http1_first(const struct conn *c, size_t *n, int *whole)
 {
 	const char *p = c->c_buf, *end = c->c_buf + c->c_len, *nl;
 
-	while (p < end && (*p == '\r' || *p == '\n'))
-		p++;
+	p += request_skip_empty(p, c->c_len);
 	nl = memchr(p, '\n', (size_t)(end - p));
 	*whole = nl != NULL;
 	*n = (size_t)((nl != NULL ? nl : end) - p);

@@ -442,12 +442,9 @@ int
 request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 {
 	char *p;
-	size_t skip = 0;
+	size_t skip = request_skip_empty(buf, len);
 	int rc, conn = 0;
 
-	/* RFC 9112 2.2: ignore empty lines before the request line */
-	while (skip < len && (buf[skip] == '\r' || buf[skip] == '\n'))
-		skip++;
 	if (*scanned < skip)
 		*scanned = skip;
 	/* a head that came whole (the usual case) ends the buffer; else it

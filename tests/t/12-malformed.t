@@ -37,6 +37,8 @@ my @cases = (
 	['garbage request line', "this is not http\r\n\r\n", 400],
 	['binary garbage', "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 400],
 	['request line without version', "GET /a.txt\r\n\r\n", 400],
+	['bare CR before the request line (RFC 9112 2.2)', "\rGET /a.txt HTTP/1.1\r\n$H\r\n", 400],
+	['CR CR LF before the request line', "\r\r\nGET /a.txt HTTP/1.1\r\n$H\r\n", 400],
 	['HTTP/1.1 without Host', "GET /a.txt HTTP/1.1\r\n\r\n", 400],
 	['two Host headers', "GET /a.txt HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400],
 	['HTTP/1.2', "GET /a.txt HTTP/1.2\r\n$H\r\n", 505],

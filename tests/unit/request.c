@@ -123,6 +123,8 @@ static const struct good good[] = {
 	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "a" },
 	{ G("leading CRLF CRLF LF ignored", "\r\n\r\n\nGET / HTTP/1.0\r\n\r\n"),
 	  ALL, M_GET, "/", "/", NULL, 0, CLOSE, NOLEN, 0, NULL },
+	{ G("leading LF CRLF LF ignored", "\n\r\n\nGET / HTTP/1.0\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 0, CLOSE, NOLEN, 0, NULL },
 	{ G("pipelined request not in the head", PIPE1 PIPE1),
 	  sizeof(PIPE1) - 1, M_GET, "/1", "/1", NULL, 1, KEEP, NOLEN, 0, "a" },
 	{ G("partial next request not in the head", PIPE1 "GET /2 HT"),
@@ -282,6 +284,13 @@ static const struct bad bad[] = {
 	{ B("TAB for SP", "GET\t/ HTTP/1.1\r\n" HOST "\r\n"), -400 },
 	{ B("empty method", " / HTTP/1.1\r\n" HOST "\r\n"), -400 },
 	{ B("leading SP after empty line", "\r\n GET / HTTP/1.1\r\n" HOST "\r\n"),
+	  -400 },
+	/* RFC 9112 2.2: a bare CR is no empty line */
+	{ B("bare CR before the request line", "\rGET / HTTP/1.1\r\n" HOST "\r\n"),
+	  -400 },
+	{ B("CR CR LF before the request line", "\r\r\nGET / HTTP/1.1\r\n" HOST
+	  "\r\n"), -400 },
+	{ B("bare CR after an empty line", "\r\n\rGET / HTTP/1.1\r\n" HOST "\r\n"),
 	  -400 },
 	{ B("non-tchar in method", "G(T / HTTP/1.1\r\n" HOST "\r\n"), -400 },
 	{ B("'@' in method", "GE@T / HTTP/1.1\r\n" HOST "\r\n"), -400 },
@@ -455,14 +464,16 @@ grow_by_one(const char *buf, const char *in, size_t n)
 	return p;
 }
 
-/* The request line of in[0..n): after leading empty lines, up to CR or LF. */
+/* The request line of in[0..n): after leading empty lines (LF, CR LF),
+ * up to CR or LF. */
 static void
 first_line(const char *in, size_t n, const char **start, size_t *len)
 {
 	size_t i = 0, j;
 
-	while (i < n && (in[i] == '\r' || in[i] == '\n'))
-		i++;
+	while (i < n && (in[i] == '\n' ||
+	    (in[i] == '\r' && i + 1 < n && in[i + 1] == '\n')))
+		i += in[i] == '\n' ? 1 : 2;
 	for (j = i; j < n && in[j] != '\r' && in[j] != '\n'; j++)
 		;
 	*start = in + i;
