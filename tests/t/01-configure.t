@@ -61,6 +61,21 @@ my @refused = (
 	['PATH_PREFIX with trailing /', "${ok}PATH_PREFIX=/app/\n", 'PATH_PREFIX'],
 	['unknown key AUTH_USERS', "${ok}AUTH_USERS=/etc/x\n", 'AUTH_USERS'],
 	['DETACH=2', "${ok}DETACH=2\n", 'DETACH'],
+	# a line the shell would run as a command: the key stayed unset
+	['spaces around =', "${ok}AUTH_HEADER = 'Basic eA=='\n", 'AUTH_HEADER'],
+	['a space after =', "${ok}SYSTEM_USER= nobody\n", 'SYSTEM_USER'],
+	['an unquoted value with a space', "${ok}PRAGMA=no cache\n", 'PRAGMA'],
+	# config.mk goes to make and the install recipes
+	['make code in BIN_DIR', "${ok}BIN_DIR='/usr/\$(shell touch $tmp/pwned)bin'\n",
+		'BIN_DIR'],
+	['a backquote in PRIVATE_DIR', "${ok}PRIVATE_DIR='/srv/`touch $tmp/pwned`'\n",
+		'PRIVATE_DIR'],
+	['& in PID_FILE', "${ok}PID_FILE='/run/a&b'\n", 'PID_FILE'],
+	['# in PUBLIC_DIR', "PUBLIC_DIR='/srv/www#x'\n", 'PUBLIC_DIR'],
+	['a space in SERVER_ROOT', "${ok}SERVER_ROOT='/srv/my jail'\n", 'SERVER_ROOT'],
+	# a trigraph under -std=c99: "??/" is a backslash
+	['?? in PRAGMA', "${ok}PRAGMA='no-cache??/r??/nX: y'\n", 'PRAGMA'],
+	['a tab in SERVER_ADDR', "${ok}SERVER_ADDR='1.2.3.4\t'\n", 'SERVER_ADDR'],
 );
 
 for my $c (@refused) {
@@ -96,6 +111,24 @@ for my $c (@refused) {
 		'CGI_URL becomes CGI_PATH');
 	like(slurp("$dir/config.h"), qr{^#define ENABLE_CGI 1$}m,
 		'... and turns CGI on');
+}
+ok(!-e "$tmp/pwned", 'no value ran a command');
+{
+	my ($rc, $out, $err, $dir) = configure_with(
+		"${ok}PUT_PATH=/in\nPUT_MAX_BODY=0100\nCGI_PATH=/c\nCGI_DIR=/srv/c\n"
+		. "CGI_MAX_BODY=010\n");
+	is($rc, 0, 'PUT_MAX_BODY=0100 accepted') or diag($err);
+	like(slurp("$dir/config.h"), qr{^#define CONFIG_PUT_MAX_BODY 100LL$}m,
+		'... as 100 bytes, not octal 64');
+	like(slurp("$dir/config.h"), qr{^#define CONFIG_CGI_MAX_BODY 10LL$}m,
+		'CGI_MAX_BODY=010 as 10 bytes');
+}
+{
+	my ($rc, $out, $err, $dir) = configure_with(
+		"${ok}HTTP_HEADER_LENGTH=512\nHTTP2=1\n");
+	is($rc, 0, 'HTTP_HEADER_LENGTH=512 with HTTP2=1 accepted') or diag($err);
+	like(slurp("$dir/config.h"), qr{^#define CONFIG_HTTP2_MAX_HEADER_LIST 1024$}m,
+		'... HTTP2_MAX_HEADER_LIST at its least, 1024, not 512');
 }
 {
 	my ($rc, $out, $err, $dir) = configure_with("${ok}SENDFILE=0\n");
