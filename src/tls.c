@@ -53,6 +53,12 @@ enum {
 	 * whatever follows them: a request is one read, not two, and a read
 	 * that did not fill this leaves nothing behind (see bio_recv) */
 	READ_AHEAD = 2048,
+	/* bytes one read may take from the socket: a record carries at
+	 * most 16 KiB of data and 2 KiB of overhead, and one read returns
+	 * at the first that has data.  More is records without data, which
+	 * the library skips (warning alerts) for as long as they come, on
+	 * the turn: such a connection is closed */
+	READ_BUDGET = 64 * 1024,
 };
 
 /* What every connection shares, set up once by tls_init(). */
@@ -71,6 +77,7 @@ struct tls {
 	int			 tl_ready;	/* handshake done */
 	int			 tl_broken;	/* a write failed: no more writes */
 	int			 tl_send_flags;	/* MSG_MORE while more follows */
+	unsigned		 tl_budget;	/* of this read (READ_BUDGET) */
 	unsigned short		 tl_in_pos;	/* read ahead: tl_in[pos, len) */
 	unsigned short		 tl_in_len;
 	unsigned char		 tl_in[READ_AHEAD];
@@ -133,9 +140,8 @@ sock_recv(struct conn *c, unsigned char *p, size_t n)
  * and tls_pending counts them.
  */
 static int
-bio_recv(void *arg, unsigned char *p, size_t n)
+bio_take(struct conn *c, unsigned char *p, size_t n)
 {
-	struct conn *c = arg;
 	struct tls *t = c->c_tls;
 	size_t k = (size_t)(t->tl_in_len - t->tl_in_pos);
 	int r;
@@ -156,6 +162,23 @@ bio_recv(void *arg, unsigned char *p, size_t n)
 	if (t->tl_in_pos < t->tl_in_len)
 		__atomic_store_n(&c->c_more, 1, __ATOMIC_RELAXED);
 	return (int)k;
+}
+
+/* After the handshake, each read takes READ_BUDGET bytes at most; past
+ * it the connection fails. */
+static int
+bio_recv(void *arg, unsigned char *p, size_t n)
+{
+	struct conn *c = arg;
+	struct tls *t = c->c_tls;
+	int r = bio_take(c, p, n);
+
+	if (r > 0 && t->tl_ready) {
+		if ((unsigned)r > t->tl_budget)
+			return MBEDTLS_ERR_NET_RECV_FAILED;
+		t->tl_budget -= (unsigned)r;
+	}
+	return r;
 }
 
 /* Waits for what the library wants (r: WANT_READ or WANT_WRITE) until
@@ -273,6 +296,7 @@ tls_read(struct conn *c, void *buf, size_t n)
 		return r;
 	t = c->c_tls;
 	t->tl_send_flags = 0;	/* an alert the library sends goes at once */
+	t->tl_budget = READ_BUDGET;
 	r = mbedtls_ssl_read(&t->tl_ssl, buf, n);
 	if (r > 0) {
 		if (mbedtls_ssl_get_bytes_avail(&t->tl_ssl) > 0)

@@ -27,7 +27,7 @@ use Time::HiRes qw(time);
 use MrhttpdTest qw(run_cmd slurp spew);
 
 our @EXPORT = qw(tls_pki tls_conf tls_port curl_tls s_client client_hello
-	chromium);
+	chromium tls_tool);
 
 # tls_pki(): { dir, ca, ec_crt, ec_key, rsa_crt, rsa_key, other_key }, or
 # undef (with the reason in $@) when openssl cannot make them.
@@ -157,6 +157,28 @@ sub client_hello {
 	kill 'TERM', $pid;
 	waitpid($pid, 0);
 	return $hello;
+}
+
+# tls_tool(NAME): tests/tools/NAME.c, a client of our own on the host's
+# mbed TLS (libmbedtls-dev), built with the host's cc into tests/build/tools/
+# (renamed into place, under a lock).  Its path, or undef with $@ set.
+sub tls_tool {
+	my ($name) = @_;
+	my $dir = "$MrhttpdTest::ROOT/tests/build/tools";
+	my $src = "$MrhttpdTest::ROOT/tests/tools/$name.c";
+	my $bin = "$dir/$name";
+	make_path($dir);
+	sysopen(my $lock, "$dir.lock", O_RDWR | O_CREAT) or die "$dir.lock: $!";
+	flock($lock, LOCK_EX) or die "flock: $!";
+	return $bin if -x $bin && -M $bin <= -M $src;
+	my ($rc, $out) = run_cmd('cc', '-O1', '-o', "$bin.tmp$$", $src,
+		'-lmbedtls', '-lmbedx509', '-lmbedcrypto');
+	if ($rc != 0 || !rename("$bin.tmp$$", $bin)) {
+		unlink "$bin.tmp$$";
+		$@ = "cannot build it (apt-get install libmbedtls-dev): $out";
+		return undef;
+	}
+	return $bin;
 }
 
 # chromium($pki): headless Chromium that trusts the test CA, in a home of

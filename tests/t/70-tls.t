@@ -99,6 +99,12 @@ $r = curl_tls($pki, "$base/up/new.txt", '-u', 'test:test', '-T',
 	$t->testdir . '/src.txt');
 is($r->{status}, 201, 'PUT with credentials: 201');
 is(slurp($t->htdocs . '/up/new.txt'), "uploaded\n", 'the upload is in place');
+# 8 MiB up: full records, every read within its budget (tls.c)
+spew($t->testdir . '/big-up.bin', $big x 8);
+$r = curl_tls($pki, "$base/up/big.bin", '-u', 'test:test', '-T',
+	$t->testdir . '/big-up.bin');
+ok($r->{status} == 201 && md5_hex(slurp($t->htdocs . '/up/big.bin') // '') eq
+	md5_hex($big x 8), 'an 8 MiB PUT over TLS: 201, every byte');
 $r = curl_tls($pki, "$base/up/new.txt", '-u', 'test:test', '-X', 'DELETE');
 ok($r->{status} == 204 && !-e $t->htdocs . '/up/new.txt', 'DELETE: 204, gone');
 $r = curl_tls($pki, "$base/cgi-bin/env.sh", '--data-binary', 'posted');
