@@ -10,19 +10,21 @@
 # and say so).  Nothing is downloaded from anywhere else.  Needs say() and
 # die() from the caller.
 #
-# depslock: holds build/deps.lock until the caller exits.  Two makes at
-# once (prove -j2 building two configurations) would otherwise unpack one
-# source into one directory, or write one library, at the same time; the
-# second now waits, then finds the library there.
+# depslock SCRIPT ARGS...: runs the calling script again under flock(1)
+# on build/deps.lock, unless it runs so already.  Two makes at once (prove
+# -j2 building two configurations) would otherwise unpack one source into
+# one directory, or write one library, at the same time; the second now
+# waits, then finds the library there.  flock -o: no child of the script
+# (a compiler, apt-get, a service a package starts) holds the lock.
 
 depslock() {
-	mkdir -p build
-	exec 9>build/deps.lock
-	if command -v flock >/dev/null 2>&1; then
-		flock 9
-	else
+	[ -z "${MRHTTPD_DEPS_LOCKED-}" ] || return 0
+	if ! command -v flock >/dev/null 2>&1; then
 		say "no flock(1): not safe against another build at the same time"
+		return 0
 	fi
+	mkdir -p build
+	MRHTTPD_DEPS_LOCKED=1 exec flock -o build/deps.lock sh "$@"
 }
 
 debsrc() {

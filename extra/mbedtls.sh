@@ -23,6 +23,7 @@
 set -eu
 
 dest=${1:?usage: extra/mbedtls.sh DIR}
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")/.."
 CC=${CC:-cc}
 AR=${AR:-ar}
@@ -33,7 +34,7 @@ die() { say "$*"; exit 1; }
 
 # --- the source: Debian's package, once ----------------------------------------
 . extra/debsrc.sh
-depslock
+depslock "$self" "$dest"
 if [ -f "$dest/lib/libmbedtls.a" ]; then
 	say "$dest/lib/libmbedtls.a is there already"
 	exit 0
@@ -44,6 +45,7 @@ debsrc mbedtls include/mbedtls/config.h
 # --- configured and built for this compiler ------------------------------------
 work=$dest.work.$$
 rm -rf "$work"
+trap 'rm -rf "$work"' EXIT
 mkdir -p "$dest/lib" "$dest/include"
 cp -R "$src/." "$work"
 cfg() { python3 "$work/scripts/config.py" -f "$work/include/mbedtls/config.h" "$@"; }

@@ -20,6 +20,7 @@
 set -eu
 
 dest=${1:?usage: extra/nghttp2.sh DIR}
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")/.."
 CC=${CC:-cc}
 AR=${AR:-ar}
@@ -28,7 +29,7 @@ say() { printf '%s: %s\n' "$me" "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 . extra/debsrc.sh
-depslock
+depslock "$self" "$dest"
 if [ -f "$dest/lib/libnghttp2.a" ]; then
 	say "$dest/lib/libnghttp2.a is there already"
 	exit 0
@@ -41,6 +42,7 @@ ver=$(sed -n 's/^AC_INIT(\[nghttp2\], \[\([0-9.]*\).*/\1/p' "$src/configure.ac")
 num=$(echo "$ver" | awk -F. '{ printf "0x%02x%02x%02x", $1, $2, $3 }')
 work=$dest.work.$$
 rm -rf "$work"
+trap 'rm -rf "$work"' EXIT
 mkdir -p "$work" "$dest/lib" "$dest/include/nghttp2"
 sed -e "s/@PACKAGE_VERSION@/$ver/" -e "s/@PACKAGE_VERSION_NUM@/$num/" \
     "$src/lib/includes/nghttp2/nghttp2ver.h.in" > "$dest/include/nghttp2/nghttp2ver.h"

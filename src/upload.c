@@ -23,34 +23,26 @@
 #include "upload.h"
 
 enum {
-	TREE_DEPTH_MAX = 16,	/* DELETE of deeper trees fails (409) */
+	/* directories below PUT_PATH that PUT and DELETE reach (414), and
+	 * the sweep; a DELETE of a deeper tree fails (409) */
+	TREE_DEPTH_MAX = 16,
+	SWEEP_FRESH = 2,	/* s: a file this new may not be locked yet */
 };
 
 /*
- * Splits the request's path below PUT_PATH into its directory, opened
- * (and created when create is set, one component at a time, never
- * following symbolic links), and its last component, copied to name.
- * Returns the directory's fd, or -status: 405 outside PUT_PATH.
+ * Opens the directories of path (absolute, below PUBLIC_DIR) one at a
+ * time, never following a symbolic link, and creates them when create is
+ * set; *last gets the component after them.  Writes NULs over path's
+ * slashes.  The last directory's fd, or -1 with errno set.
  */
 static int
-upload_locate(struct request *r, int create, char *name,
-    size_t namesz)
+open_dirs(char *path, int create, char **last)
 {
-	size_t plen = sizeof(CONFIG_PUT_PATH) - 1;
-	char *path, *comp, *slash;
-	ssize_t len;
-	int dfd, fd, rc;
+	char *comp, *slash;
+	int dfd, fd, e;
 
-	if ((len = r->req_decoded_len) < 0)
-		return (int)len;
-	path = r->req_decoded;
-	if ((size_t)len <= plen + 1 || memcmp(path, CONFIG_PUT_PATH, plen) != 0 ||
-	    path[plen] != '/')
-		return -405;		/* not below PUT_PATH */
-	if (path[len - 1] == '/')
-		return -409;		/* a directory cannot be PUT */
 	if ((dfd = fcntl(settings.set_public_fd, F_DUPFD_CLOEXEC, 0)) == -1)
-		return -errno_status(errno, 1);
+		return -1;
 	for (comp = path + 1; (slash = strchr(comp, '/')) != NULL;
 	    comp = slash + 1) {
 		*slash = '\0';
@@ -63,17 +55,56 @@ upload_locate(struct request *r, int create, char *name,
 		close(dfd);
 		dfd = fd;
 	}
+	*last = comp;
+	return dfd;
+
+ fail:
+	e = errno;
+	close(dfd);
+	errno = e;
+	return -1;
+}
+
+/*
+ * Splits the request's path below PUT_PATH into its directory, opened
+ * (open_dirs), and its last component, copied to name.  Returns the
+ * directory's fd, or -status: 405 outside PUT_PATH, 403 for the name of
+ * a temporary file, 414 deeper than TREE_DEPTH_MAX.
+ */
+static int
+upload_locate(struct request *r, int create, char *name,
+    size_t namesz)
+{
+	size_t plen = sizeof(CONFIG_PUT_PATH) - 1;
+	char *path, *comp;
+	const char *p;
+	ssize_t len;
+	int dfd, depth = 0;
+
+	if ((len = r->req_decoded_len) < 0)
+		return (int)len;
+	path = r->req_decoded;
+	if ((size_t)len <= plen + 1 || memcmp(path, CONFIG_PUT_PATH, plen) != 0 ||
+	    path[plen] != '/')
+		return -405;		/* not below PUT_PATH */
+	if (path[len - 1] == '/')
+		return -409;		/* a directory cannot be PUT */
+	/* those names are the server's (GET refuses them too): none may be
+	 * written, removed, or made a directory the sweep does not read */
+	if (strstr(path + plen, "/" UPLOAD_PREFIX) != NULL)
+		return -403;
+	for (p = path + plen + 1; (p = strchr(p, '/')) != NULL; p++)
+		depth++;
+	if (depth > TREE_DEPTH_MAX)
+		return -414;
+	if ((dfd = open_dirs(path, create, &comp)) == -1)
+		return -errno_status(errno, 1);
 	if (strlen(comp) >= namesz) {
 		close(dfd);
 		return -414;
 	}
 	strcpy(name, comp);	/* the path's scratch room may be reused */
 	return dfd;
-
- fail:
-	rc = errno;
-	close(dfd);
-	return -errno_status(rc, 1);
 }
 
 /* A status reply without a body (201, 204). */
@@ -163,13 +194,13 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		status = errno_status(errno, 1);
 		goto abort;
 	}
-	close(fd);
-	fd = -1;
 	existed = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	/* still locked: a server starting meanwhile leaves it be */
 	if (renameat(dfd, tmp, dfd, name) == -1) {
 		status = errno_status(errno, 1);
 		goto abort;
 	}
+	close(fd);
 	close(dfd);
 	file_cache_invalidate();	/* no client may see the old file */
 	return upload_done(c, r, rp, existed ? 204 : 201);
@@ -265,18 +296,25 @@ upload_delete(struct conn *c, struct request *r, struct reply *rp)
 	return upload_done(c, r, rp, 204);
 }
 
-/* Removes one temporary file, unless it is locked or from after t0. */
+/*
+ * Removes one temporary file, unless an upload holds it locked, or it is
+ * so new that its upload may not have locked it yet.  Only that: a clock
+ * set back at boot (no battery, NTP later) may date a crash's leftovers
+ * in the future.
+ */
 static int
-sweep_file(int dirfd, const char *name, time_t t0)
+sweep_file(int dirfd, const char *name)
 {
 	struct stat st;
+	time_t now = time(NULL);
 	int fd, gone = 0;
 
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_NOCTTY | O_CLOEXEC);
 	if (fd == -1)
 		return 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime < t0 &&
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mtime < now - SWEEP_FRESH || st.st_mtime > now + SWEEP_FRESH) &&
 	    flock(fd, LOCK_EX | LOCK_NB) == 0)
 		gone = unlinkat(dirfd, name, 0) == 0;
 	close(fd);
@@ -285,7 +323,7 @@ sweep_file(int dirfd, const char *name, time_t t0)
 
 /* The temporary files below dirfd, directories depth levels down. */
 static unsigned
-sweep_dir(int dirfd, int depth, time_t t0)
+sweep_dir(int dirfd, int depth)
 {
 	union {
 		char		 b[1024];
@@ -301,14 +339,14 @@ sweep_dir(int dirfd, int depth, time_t t0)
 		for (off = 0; (d = dir_next(buf.b, (size_t)n, &off));) {
 			if (strncmp(d->d_name, UPLOAD_PREFIX,
 			    sizeof(UPLOAD_PREFIX) - 1) == 0)
-				gone += sweep_file(dirfd, d->d_name, t0);
+				gone += sweep_file(dirfd, d->d_name);
 			else if ((d->d_type == DT_DIR || d->d_type == DT_UNKNOWN) &&
 			    depth < TREE_DEPTH_MAX &&
 			    strcmp(d->d_name, ".") != 0 &&
 			    strcmp(d->d_name, "..") != 0 &&
 			    (fd = openat(dirfd, d->d_name, O_RDONLY |
 			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
-				gone += sweep_dir(fd, depth + 1, t0);
+				gone += sweep_dir(fd, depth + 1);
 				close(fd);
 			}
 		}
@@ -318,15 +356,13 @@ sweep_dir(int dirfd, int depth, time_t t0)
 void
 upload_sweep(void)
 {
-	time_t t0 = time(NULL);
+	char path[] = CONFIG_PUT_PATH "/", *last;
 	unsigned gone;
 	int fd;
 
-	fd = openat(settings.set_public_fd, CONFIG_PUT_PATH + 1, O_RDONLY |
-	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
+	if ((fd = open_dirs(path, 0, &last)) == -1)
 		return;		/* made by the first PUT */
-	if ((gone = sweep_dir(fd, 0, t0)) > 0)
+	if ((gone = sweep_dir(fd, 0)) > 0)
 		log_warn("removed %u temporary files of unfinished uploads "
 		    "below " CONFIG_PUT_PATH, gone);
 	close(fd);

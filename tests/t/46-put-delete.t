@@ -825,9 +825,10 @@ $tm->stop();
 
 ###############################################################################
 # At start-up, the temporary files of uploads a crash cut short are removed
-# below PUT_PATH; a locked one (an upload of a server still running) or a
-# newer one stays, as does everything else.  A running upload holds its
-# file locked.
+# below PUT_PATH, those dated in the future too (a router's clock is set
+# back at boot until NTP answers); a locked one (an upload of a server
+# still running) or one of the last seconds (not locked yet) stays, as
+# does everything else.  A running upload holds its file locked.
 
 my $tw = MrhttpdTest->new(conf => { PUT_PATH => '/incoming' });
 my $hw = $tw->htdocs;
@@ -837,14 +838,16 @@ my $old = time - 3600;
 my %tmp = (stale => "$iw/.mrhttpd-upload-0123456789abcdef-1",
 	deep => "$iw/a/b/c/.mrhttpd-upload-0123456789abcdef-2",
 	locked => "$iw/.mrhttpd-upload-0123456789abcdef-3",
-	newer => "$iw/.mrhttpd-upload-0123456789abcdef-4",
+	fresh => "$iw/.mrhttpd-upload-0123456789abcdef-4",
+	future => "$iw/.mrhttpd-upload-0123456789abcdef-8",
 	outside => "$hw/.mrhttpd-upload-0123456789abcdef-5",
 	linked => "$tb/outdir/.mrhttpd-upload-0123456789abcdef-6");
 $tw->write_file('incoming/keep.txt', "kept\n");
 make_path("$iw/a/b/c", "$tb/outdir");
 spew($tmp{$_}, "partial $_\n") for keys %tmp;
 utime($old, $old, $tmp{$_}) for qw(stale deep locked outside linked);
-utime(time + 600, time + 600, $tmp{newer});
+utime(time + 600, time + 600, $tmp{future});
+utime(time + 1, time + 1, $tmp{fresh});	# "now" when the server looks
 spew("$tb/victim", "victim\n");
 symlink("$tb/victim", "$iw/.mrhttpd-upload-0123456789abcdef-7") or die "symlink: $!";
 symlink("$tb/outdir", "$iw/linkdir") or die "symlink: $!";
@@ -855,13 +858,14 @@ $tw->run();
 	ok(!-e $tmp{stale}, 'start-up: a stale temporary file in PUT_PATH is removed');
 	ok(!-e $tmp{deep}, '... and one three directories down');
 	ok(-e $tmp{locked}, '... not one that is locked (an upload still running)');
-	ok(-e $tmp{newer}, '... nor one newer than the start');
+	ok(!-e $tmp{future}, '... and one dated in the future');
+	ok(-e $tmp{fresh}, '... not one of the last seconds');
 	ok(-e $tmp{outside}, '... nor one outside PUT_PATH');
 	ok(-e $tmp{linked}, '... nor one behind a symbolic link to a directory');
 	ok(-l "$iw/.mrhttpd-upload-0123456789abcdef-7" && slurp("$tb/victim") eq "victim\n",
 		'... nor a symbolic link of that name, nor what it points to');
 	is(slurp("$iw/keep.txt"), "kept\n", '... other files stay');
-	like($tw->log, qr/\[warn\] removed 2 temporary files of unfinished uploads below \/incoming/,
+	like($tw->log, qr/\[warn\] removed 3 temporary files of unfinished uploads below \/incoming/,
 		'... and the log says how many went');
 	close $lockfh;
 
@@ -885,6 +889,24 @@ $tw->run();
 	for (my $deadline = time + 3; $own->() && time < $deadline; sleep 0.02) {}
 	ok(!$own->(), '... and removed when the client goes');
 	is(slurp("$iw/keep.txt"), "kept\n", '... the target unchanged');
+
+	# the temporary files' names are the server's
+	is(req('PUT', '/incoming/.mrhttpd-upload-notes', "x\n")->{status}, 403,
+		'PUT of a temporary file name: 403');
+	is(req('PUT', '/incoming/.mrhttpd-upload-d/f', "x\n")->{status}, 403,
+		'... or into a directory of that name: 403');
+	ok(!-e "$iw/.mrhttpd-upload-notes" && !-e "$iw/.mrhttpd-upload-d", '... nothing made');
+	is(req('DELETE', '/incoming/.mrhttpd-upload-0123456789abcdef-3')->{status}, 403,
+		'DELETE of one: 403');
+	ok(-e $tmp{locked}, '... still there');
+	# as deep as DELETE and the sweep reach: 16 directories below PUT_PATH
+	my $d16 = join('', map { "d$_/" } 1 .. 16);
+	is(req('PUT', "/incoming/${d16}f", "deep\n")->{status}, 201,
+		'PUT 16 directories below PUT_PATH: 201');
+	is(req('PUT', "/incoming/${d16}d17/f", "deep\n")->{status}, 414,
+		'... 17: 414');
+	ok(!-e "$iw/${d16}d17", '... nothing made');
+	is(req('DELETE', '/incoming/d1')->{status}, 204, 'DELETE of the 16-deep tree: 204');
 }
 $tw->stop();
 
