@@ -79,9 +79,11 @@ route_request(struct request *r)
 		return ROUTE_NOT_ALLOWED;	/* we proxy nothing, any target */
 	if (r->req_target[0] != '/')
 		return r->req_method == M_OPTIONS ? ROUTE_OPTIONS : ROUTE_BAD;
-	r->req_decoded_len = decode_path(r, 0);
-	if (r->req_decoded_len >= 0 &&
-	    cgi_below(r->req_decoded, r->req_decoded_len))
+	/* a path that cannot be decoded gets its 400 or 414, whatever the
+	 * method: a program below CGI_PATH is not found without it */
+	if ((r->req_decoded_len = decode_path(r, 0)) < 0)
+		return ROUTE_BAD;
+	if (cgi_below(r->req_decoded, r->req_decoded_len))
 		return ROUTE_CGI;
 	switch (r->req_method) {
 	case M_GET:
@@ -192,7 +194,8 @@ route_run(struct conn *c, struct request *r, struct reply *rp, enum route rt)
 	case ROUTE_UNKNOWN:
 		return response_error(c, r, rp, 501);
 	case ROUTE_BAD:
-		return response_error(c, r, rp, 400);
+		return response_error(c, r, rp, r->req_decoded_len < 0 ?
+		    (int)-r->req_decoded_len : 400);
 	default:	/* a method we know but do not allow here */
 		return response_error_field(c, r, rp, 405, "Allow",
 		    ALLOW_METHODS);

@@ -12,7 +12,8 @@ enum route {
 	ROUTE_OPTIONS,		/* what the server allows: reads nothing */
 	ROUTE_NOT_ALLOWED,	/* a method we know but do not serve: 405 */
 	ROUTE_UNKNOWN,		/* a method we do not know: 501 */
-	ROUTE_BAD,		/* "*" with a method other than OPTIONS: 400 */
+	ROUTE_BAD,		/* "*" with a method other than OPTIONS, or a
+				 * path that does not decode: 400 (414) */
 };
 
 /* Where r goes.  Decodes its path into req_decoded on the way. */

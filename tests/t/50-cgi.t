@@ -287,6 +287,14 @@ is($e->{REQUEST_URI}, '/cgi-bin/env.pl/some/path%20x/y.html?a=1&b=%20c&d',
 is($e->{SCRIPT_NAME}, '/cgi-bin/env.pl', 'SCRIPT_NAME without the path info');
 $e = env_of(req('GET', '/cgi-bin/env.pl/'))->{env};
 is($e->{PATH_INFO}, '/', 'a trailing / alone is PATH_INFO "/"');
+# a path past PATH_DEPTH_MAX (64 slashes) or above the root is refused
+# whatever the method, not taken for a file's (405 for a POST)
+for my $m (qw(GET POST DELETE)) {
+	is(req($m, '/cgi-bin/env.pl' . '/p' x 63, \'')->{status}, 414,
+		"$m of a program with PATH_INFO of 63 segments (65 slashes): 414");
+	is(req($m, '/cgi-bin/../../env.pl', \'')->{status}, 400,
+		"$m of a path above the root: 400");
+}
 $e = env_of(req('GET', '/cgi-bin/env.pl?'))->{env};
 is($e->{QUERY_STRING}, '', 'an empty query: QUERY_STRING empty');
 
