@@ -154,21 +154,8 @@ struct request {
 int	 request_parse(struct request *, char *, size_t, size_t *);
 /* The empty lines (CR LF, or LF) that may come before a request line
  * (RFC 9112 2.2): how many bytes of buf[0..len) they take.  A bare CR is
- * not one.  Inline: on every request's path. */
-static inline size_t
-request_skip_empty(const char *buf, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len)
-		if (buf[i] == '\n')
-			i++;
-		else if (buf[i] == '\r' && i + 1 < len && buf[i + 1] == '\n')
-			i += 2;
-		else
-			break;
-	return i;
-}
+ * not one. */
+size_t	 request_skip_empty(const char *, size_t);
 /* One field of a request not read from text (HTTP/2's): stored as
  * request_parse stores it.  0, or -status. */
 int	 request_header(struct request *, const struct header *, const char *);

@@ -438,11 +438,28 @@ ends_blank(const char *buf, size_t from, size_t len)
 	    (len - from >= 3 && buf[len - 2] == '\r' && buf[len - 3] == '\n'));
 }
 
+size_t
+request_skip_empty(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len)
+		if (buf[i] == '\n')
+			i++;
+		else if (buf[i] == '\r' && i + 1 < len && buf[i + 1] == '\n')
+			i += 2;
+		else
+			break;
+	return i;
+}
+
 int
 request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 {
 	char *p;
-	size_t skip = request_skip_empty(buf, len);
+	/* a request line starts with a letter: no call for that */
+	size_t skip = len > 0 && buf[0] > '\r' ? 0 :
+	    request_skip_empty(buf, len);
 	int rc, conn = 0;
 
 	if (*scanned < skip)
