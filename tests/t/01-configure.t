@@ -76,6 +76,10 @@ my @refused = (
 	# a trigraph under -std=c99: "??/" is a backslash
 	['?? in PRAGMA', "${ok}PRAGMA='no-cache??/r??/nX: y'\n", 'PRAGMA'],
 	['a tab in SERVER_ADDR', "${ok}SERVER_ADDR='1.2.3.4\t'\n", 'SERVER_ADDR'],
+	['SERVER_ADDR with a leading zero', "${ok}SERVER_ADDR=010.0.0.1\n", 'SERVER_ADDR'],
+	['SERVER_ADDR a colon', "${ok}SERVER_ADDR=:\n", 'SERVER_ADDR'],
+	['SERVER_ADDR with two ::', "${ok}SERVER_ADDR=1::2::3\n", 'SERVER_ADDR'],
+	['SERVER_ADDR with nine groups', "${ok}SERVER_ADDR=1:2:3:4:5:6:7:8:9\n", 'SERVER_ADDR'],
 );
 
 for my $c (@refused) {
@@ -113,6 +117,11 @@ for my $c (@refused) {
 		'... and turns CGI on');
 }
 ok(!-e "$tmp/pwned", 'no value ran a command');
+for my $a (qw(::1 :: fe80::1 2001:db8::8:1 ::ffff:192.0.2.1 1:2:3:4:5:6:7:8 0.0.0.0
+    192.168.1.1)) {
+	my ($rc, $out, $err) = configure_with("${ok}SERVER_ADDR=$a\n");
+	is($rc, 0, "SERVER_ADDR=$a accepted") or diag($err);
+}
 {
 	my ($rc, $out, $err, $dir) = configure_with(
 		"${ok}PUT_PATH=/in\nPUT_MAX_BODY=0100\nCGI_PATH=/c\nCGI_DIR=/srv/c\n"
