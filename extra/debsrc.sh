@@ -24,7 +24,11 @@ depslock() {
 		return 0
 	fi
 	mkdir -p build
-	MRHTTPD_DEPS_LOCKED=1 exec flock -o build/deps.lock sh "$@"
+	export MRHTTPD_DEPS_LOCKED=1
+	# BusyBox's flock has no -o: then the lock is inherited, as it was
+	flock -o build/deps.lock true 2>/dev/null &&
+		exec flock -o build/deps.lock sh "$@"
+	exec flock build/deps.lock sh "$@"
 }
 
 debsrc() {

@@ -53,11 +53,13 @@ enum {
 	 * whatever follows them: a request is one read, not two, and a read
 	 * that did not fill this leaves nothing behind (see bio_recv) */
 	READ_AHEAD = 2048,
-	/* bytes one read may take from the socket: a record carries at
-	 * most 16 KiB of data and 2 KiB of overhead, and one read returns
-	 * at the first that has data.  More is records without data, which
-	 * the library skips (warning alerts) for as long as they come, on
-	 * the turn: such a connection is closed */
+	/* bytes one read, or the whole handshake, may take from the
+	 * socket: a record carries at most 16 KiB of data and 2 KiB of
+	 * overhead, and one read returns at the first that has data; a
+	 * client's handshake (no certificate) is a few KiB.  More is
+	 * records without data, which the library skips (warning alerts)
+	 * for as long as they come, on the turn or past REQUEST_TIMEOUT:
+	 * such a connection is closed */
 	READ_BUDGET = 64 * 1024,
 };
 
@@ -77,7 +79,7 @@ struct tls {
 	int			 tl_ready;	/* handshake done */
 	int			 tl_broken;	/* a write failed: no more writes */
 	int			 tl_send_flags;	/* MSG_MORE while more follows */
-	unsigned		 tl_budget;	/* of this read (READ_BUDGET) */
+	unsigned		 tl_budget;	/* of this read or handshake */
 	unsigned short		 tl_in_pos;	/* read ahead: tl_in[pos, len) */
 	unsigned short		 tl_in_len;
 	unsigned char		 tl_in[READ_AHEAD];
@@ -164,8 +166,8 @@ bio_take(struct conn *c, unsigned char *p, size_t n)
 	return (int)k;
 }
 
-/* After the handshake, each read takes READ_BUDGET bytes at most; past
- * it the connection fails. */
+/* Each read, and the handshake, takes READ_BUDGET bytes at most; past it
+ * the connection fails. */
 static int
 bio_recv(void *arg, unsigned char *p, size_t n)
 {
@@ -173,7 +175,7 @@ bio_recv(void *arg, unsigned char *p, size_t n)
 	struct tls *t = c->c_tls;
 	int r = bio_take(c, p, n);
 
-	if (r > 0 && t->tl_ready) {
+	if (r > 0) {
 		if ((unsigned)r > t->tl_budget)
 			return MBEDTLS_ERR_NET_RECV_FAILED;
 		t->tl_budget -= (unsigned)r;
@@ -240,6 +242,7 @@ tls_handshake(struct conn *c)
 		return -1;
 	t->tl_ready = t->tl_broken = t->tl_send_flags = 0;
 	t->tl_in_pos = t->tl_in_len = 0;
+	t->tl_budget = READ_BUDGET;
 	c->c_tls = t;
 	mbedtls_ssl_init(&t->tl_ssl);
 	if (mbedtls_ssl_setup(&t->tl_ssl, &g.g_conf) != 0)

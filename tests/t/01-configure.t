@@ -65,6 +65,9 @@ my @refused = (
 	['spaces around =', "${ok}AUTH_HEADER = 'Basic eA=='\n", 'AUTH_HEADER'],
 	['a space after =', "${ok}SYSTEM_USER= nobody\n", 'SYSTEM_USER'],
 	['an unquoted value with a space', "${ok}PRAGMA=no cache\n", 'PRAGMA'],
+	['a command after =', "${ok}AUTH_HEADER= true\n", 'AUTH_HEADER'],
+	['a number after = and a space', "${ok}MAX_CONNECTIONS= 100\n", 'MAX_CONNECTIONS'],
+	['a command after ;', "${ok}SYSTEM_USER=nobody; ls\n", 'SYSTEM_USER'],
 	# config.mk goes to make and the install recipes
 	['make code in BIN_DIR', "${ok}BIN_DIR='/usr/\$(shell touch $tmp/pwned)bin'\n",
 		'BIN_DIR'],
@@ -80,6 +83,8 @@ my @refused = (
 	['SERVER_ADDR a colon', "${ok}SERVER_ADDR=:\n", 'SERVER_ADDR'],
 	['SERVER_ADDR with two ::', "${ok}SERVER_ADDR=1::2::3\n", 'SERVER_ADDR'],
 	['SERVER_ADDR with nine groups', "${ok}SERVER_ADDR=1:2:3:4:5:6:7:8:9\n", 'SERVER_ADDR'],
+	['SERVER_ADDR with IPv4 octet 256', "${ok}SERVER_ADDR=::ffff:256.0.0.1\n", 'SERVER_ADDR'],
+	['SERVER_ADDR with IPv4 leading zero', "${ok}SERVER_ADDR=::ffff:1.2.3.04\n", 'SERVER_ADDR'],
 );
 
 for my $c (@refused) {
@@ -117,6 +122,11 @@ for my $c (@refused) {
 		'... and turns CGI on');
 }
 ok(!-e "$tmp/pwned", 'no value ran a command');
+for my $l ("PRAGMA='a b' # a note", 'PRAGMA="no-cache" # a note', 'export PRAGMA=x',
+    "  PRAGMA=x  ", 'PRAGMA=x # off', 'PRAGMA=   # off', "PUBLIC_DIR=/srv/co:lon%2F=x\n") {
+	my ($rc, $out, $err) = configure_with("${ok}$l\n");
+	is($rc, 0, "accepted: $l") or diag($err);
+}
 for my $a (qw(::1 :: fe80::1 2001:db8::8:1 ::ffff:192.0.2.1 1:2:3:4:5:6:7:8 0.0.0.0
     192.168.1.1)) {
 	my ($rc, $out, $err) = configure_with("${ok}SERVER_ADDR=$a\n");

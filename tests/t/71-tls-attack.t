@@ -184,5 +184,26 @@ SKIP: {
 	is($bad, 0, '... and after it');
 }
 
+# --- the same in the handshake, in clear text -------------------------------------------
+# plaintext warning alerts after a ClientHello: the handshake skipped them
+# for as long as they came, a thread at full CPU past REQUEST_TIMEOUT
+{
+	local $SIG{PIPE} = 'IGNORE';
+	my $s = tls_connect();
+	http_send($s, $hello);
+	my $chunk = "\x15\x03\x03\x00\x02\x01\x5a" x 10000;	# 70,000 bytes
+	my ($sent, $max, $t0) = (0, 20_000_000, time);
+	while ($sent < $max && time - $t0 < 10) {
+		my $w = syswrite($s, $chunk);
+		last unless $w;
+		$sent += $w;
+	}
+	close $s;
+	cmp_ok($sent, '<', $max, 'alerts in the handshake: the server closed the connection '
+		. "before $max bytes of them ($sent went out, most into socket buffers)");
+	($bad, $worst) = probes(2);
+	is($bad, 0, '... and serves others');
+}
+
 ok($t->alive, 'the server is still up');
 $t->done_testing();
