@@ -12,8 +12,9 @@ enum route {
 	ROUTE_OPTIONS,		/* what the server allows: reads nothing */
 	ROUTE_NOT_ALLOWED,	/* a method we know but do not serve: 405 */
 	ROUTE_UNKNOWN,		/* a method we do not know: 501 */
-	ROUTE_BAD,		/* "*" with a method other than OPTIONS, or a
-				 * path that does not decode: 400 (414) */
+	ROUTE_BAD,		/* "*" with a method other than OPTIONS: 400;
+				 * a path that does not decode: its status
+				 * (400, 414, 404 outside PATH_PREFIX) */
 };
 
 /* Where r goes.  Decodes its path into req_decoded on the way. */
