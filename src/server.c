@@ -30,6 +30,7 @@ int server_stop;
 
 enum {
 	SPARE_MAX = 64,		/* more threads than this waiting: exit */
+	SPARE_IDLE_S = 10,	/* a spare idle this long exits, but one */
 	EV_BATCH = 32,		/* events taken per epoll_wait */
 	ACCEPT_BATCH = 64,	/* accepts between two epoll_waits, at most */
 	EV_LISTENER = -1,	/* the event's tag for listener 0; -2 for 1 */
@@ -721,6 +722,31 @@ server_yield_turn(void)
 }
 
 /*
+ * Waits for the turn: 0.  A spare that waited SPARE_IDLE_S exits (-1),
+ * so that a burst's threads and their stacks go, but never the last one
+ * waiting: the holder hands the turn on only when it sees one waiting,
+ * and that one must still be there to take it.
+ */
+static int
+turn_wait(void)
+{
+	struct timespec ts;
+	int n;
+
+	for (;;) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += SPARE_IDLE_S;
+		if (pthread_mutex_timedlock(&turn.t_lock, &ts) == 0)
+			return 0;
+		n = __atomic_load_n(&pool.p_waiting, __ATOMIC_ACQUIRE);
+		while (n > 1)
+			if (__atomic_compare_exchange_n(&pool.p_waiting, &n,
+			    n - 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return -1;
+	}
+}
+
+/*
  * A worker: waits for the turn, then serves whatever has input until it
  * gives the turn away before blocking; after that request, it waits for
  * the turn again.
@@ -734,7 +760,8 @@ worker(void *arg)
 	(void)arg;
 	for (;;) {
 		/* counted in p_waiting by whoever let us wait */
-		pthread_mutex_lock(&turn.t_lock);
+		if (turn_wait() == -1)
+			break;		/* idle: shrink */
 		__atomic_sub_fetch(&pool.p_waiting, 1, __ATOMIC_ACQ_REL);
 		server_turn = 1;
 		while (server_turn && (s = next_conn()) != NULL) {
