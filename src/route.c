@@ -193,9 +193,8 @@ route_run(struct conn *c, struct request *r, struct reply *rp, enum route rt)
 		return upload_delete(c, r, rp);
 	case ROUTE_UNKNOWN:
 		return response_error(c, r, rp, 501);
-	case ROUTE_BAD:
-		return response_error(c, r, rp, r->req_decoded_len < 0 ?
-		    (int)-r->req_decoded_len : 400);
+	case ROUTE_BAD:	/* route_request set the status */
+		return response_error(c, r, rp, (int)-r->req_decoded_len);
 	default:	/* a method we know but do not allow here */
 		return response_error_field(c, r, rp, 405, "Allow",
 		    ALLOW_METHODS);

@@ -731,18 +731,17 @@ static int
 turn_wait(void)
 {
 	struct timespec ts;
-	int n;
 
 	for (;;) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += SPARE_IDLE_S;
 		if (pthread_mutex_timedlock(&turn.t_lock, &ts) == 0)
 			return 0;
-		n = __atomic_load_n(&pool.p_waiting, __ATOMIC_ACQUIRE);
-		while (n > 1)
-			if (__atomic_compare_exchange_n(&pool.p_waiting, &n,
-			    n - 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-				return -1;
+		/* gone from the count, unless it was the last: a holder that
+		 * saw none waiting meanwhile starts one, which does no harm */
+		if (__atomic_sub_fetch(&pool.p_waiting, 1, __ATOMIC_ACQ_REL) > 0)
+			return -1;
+		__atomic_add_fetch(&pool.p_waiting, 1, __ATOMIC_ACQ_REL);
 	}
 }
 
