@@ -68,6 +68,7 @@ my @refused = (
 	['a command after =', "${ok}AUTH_HEADER= true\n", 'AUTH_HEADER'],
 	['a number after = and a space', "${ok}MAX_CONNECTIONS= 100\n", 'MAX_CONNECTIONS'],
 	['a command after ;', "${ok}SYSTEM_USER=nobody; ls\n", 'SYSTEM_USER'],
+	['Windows line ends', "PUBLIC_DIR=/srv/www\r\nSERVER_PORT=8080\r\n", 'CR characters'],
 	# config.mk goes to make and the install recipes
 	['make code in BIN_DIR', "${ok}BIN_DIR='/usr/\$(shell touch $tmp/pwned)bin'\n",
 		'BIN_DIR'],
