@@ -10,25 +10,29 @@
 # and say so).  Nothing is downloaded from anywhere else.  Needs say() and
 # die() from the caller.
 #
-# depslock SCRIPT ARGS...: runs the calling script again under flock(1)
-# on build/deps.lock, unless it runs so already.  Two makes at once (prove
-# -j2 building two configurations) would otherwise unpack one source into
-# one directory, or write one library, at the same time; the second now
-# waits, then finds the library there.  flock -o: no child of the script
-# (a compiler, apt-get, a service a package starts) holds the lock.
+# depslock SCRIPT DIR LIB: runs the calling script (SCRIPT DIR) again under
+# flock(1) on build/deps.lock, unless it runs so already; there, exits when
+# DIR/lib/LIB is built.  Two makes at once (prove -j2 building two
+# configurations) would otherwise unpack one source into one directory,
+# or write one library, at the same time; the second now waits, then
+# finds the library there.  flock -o: no child of the script (a compiler,
+# apt-get, a service a package starts) holds the lock.
 
 depslock() {
-	[ -z "${MRHTTPD_DEPS_LOCKED-}" ] || return 0
-	if ! command -v flock >/dev/null 2>&1; then
-		say "no flock(1): not safe against another build at the same time"
-		return 0
+	if [ -z "${MRHTTPD_DEPS_LOCKED-}" ] && command -v flock >/dev/null 2>&1; then
+		mkdir -p build
+		export MRHTTPD_DEPS_LOCKED=1
+		# BusyBox's flock has no -o: then the lock is inherited
+		flock -o build/deps.lock true 2>/dev/null &&
+			exec flock -o build/deps.lock sh "$1" "$2"
+		exec flock build/deps.lock sh "$1" "$2"
 	fi
-	mkdir -p build
-	export MRHTTPD_DEPS_LOCKED=1
-	# BusyBox's flock has no -o: then the lock is inherited, as it was
-	flock -o build/deps.lock true 2>/dev/null &&
-		exec flock -o build/deps.lock sh "$@"
-	exec flock build/deps.lock sh "$@"
+	command -v flock >/dev/null 2>&1 ||
+		say "no flock(1): not safe against another build at the same time"
+	if [ -f "$2/lib/$3" ]; then
+		say "$2/lib/$3 is there already"
+		exit 0
+	fi
 }
 
 debsrc() {

@@ -34,11 +34,7 @@ die() { say "$*"; exit 1; }
 
 # --- the source: Debian's package, once ----------------------------------------
 . extra/debsrc.sh
-depslock "$self" "$dest"
-if [ -f "$dest/lib/libmbedtls.a" ]; then
-	say "$dest/lib/libmbedtls.a is there already"
-	exit 0
-fi
+depslock "$self" "$dest" libmbedtls.a
 command -v python3 >/dev/null 2>&1 || sh tests/install-deps.sh python3
 debsrc mbedtls include/mbedtls/config.h
 

@@ -29,11 +29,7 @@ say() { printf '%s: %s\n' "$me" "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 . extra/debsrc.sh
-depslock "$self" "$dest"
-if [ -f "$dest/lib/libnghttp2.a" ]; then
-	say "$dest/lib/libnghttp2.a is there already"
-	exit 0
-fi
+depslock "$self" "$dest" libnghttp2.a
 debsrc nghttp2 lib/nghttp2_session.c
 src=build/src/nghttp2
 

@@ -99,11 +99,7 @@ path_normalize(char *p)
 		while (*r != '/' && *r != '\0')
 			*w++ = *r++;
 	}
-	if (w == p) {
-		*w++ = '/';
-		depth = 1;
-	}
-	*w = '\0';
+	*w = '\0';		/* every way through wrote a slash at least */
 	return depth > PATH_DEPTH_MAX ? -2 : w - p;
 }
 

@@ -124,14 +124,11 @@ for my $c (@refused) {
 }
 ok(!-e "$tmp/pwned", 'no value ran a command');
 for my $l ("PRAGMA='a b' # a note", 'PRAGMA="no-cache" # a note', 'export PRAGMA=x',
-    "  PRAGMA=x  ", 'PRAGMA=x # off', 'PRAGMA=   # off', "PUBLIC_DIR=/srv/co:lon%2F=x\n") {
+    "  PRAGMA=x  ", 'PRAGMA=x # off', 'PRAGMA=   # off', "PUBLIC_DIR=/srv/co:lon%2F=x\n",
+    map { "SERVER_ADDR=$_" } qw(::1 :: fe80::1 2001:db8::8:1 ::ffff:192.0.2.1
+    1:2:3:4:5:6:7:8 0.0.0.0 192.168.1.1)) {
 	my ($rc, $out, $err) = configure_with("${ok}$l\n");
 	is($rc, 0, "accepted: $l") or diag($err);
-}
-for my $a (qw(::1 :: fe80::1 2001:db8::8:1 ::ffff:192.0.2.1 1:2:3:4:5:6:7:8 0.0.0.0
-    192.168.1.1)) {
-	my ($rc, $out, $err) = configure_with("${ok}SERVER_ADDR=$a\n");
-	is($rc, 0, "SERVER_ADDR=$a accepted") or diag($err);
 }
 {
 	my ($rc, $out, $err, $dir) = configure_with(
