@@ -112,9 +112,11 @@ http1_refuse(struct conn *c, int status)
 
 	response_error(c, NULL, &rp, status);
 	a.a_line = http1_first(c, &a.a_line_len, &whole);
-	/* the parser may have put a NUL where the CR was */
-	if (a.a_line_len > 0 && (a.a_line[a.a_line_len - 1] == '\r' ||
-	    a.a_line[a.a_line_len - 1] == '\0'))
+	/* the parser put a NUL where a line's CR or LF was: the line ends
+	 * there, not at a later LF (and the fields after it, credentials
+	 * too, stay out of the log) */
+	a.a_line_len = strnlen(a.a_line, a.a_line_len);
+	if (a.a_line_len > 0 && a.a_line[a.a_line_len - 1] == '\r')
 		a.a_line_len--;
 	a.a_bytes = rp.rp_bytes;
 	log_access(c, &a);

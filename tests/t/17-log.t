@@ -69,6 +69,14 @@ SKIP: {
 	$log = wait_log($t, qr{evil});
 	my @bad = grep { /evil/ && !/$clf/ } split /\n/, $log;
 	ok(!@bad, 'quotes from the client cannot break the CLF line') or diag(@bad);
+	# refused with bare LF line ends: the request line alone, not the
+	# fields after it
+	http("GET /lf.txt HTTP/1.1\nHost: x\nAuthorization: Basic c2VjcmV0\n"
+		. "Cookie: s=SECRET\nX: \x01\n\n");
+	$log = wait_log($t, qr{/lf\.txt});
+	like($log, qr{^127\.0\.0\.1 - - \[[^\]]+\] "GET /lf\.txt HTTP/1\.1" 400 \d+ "-" "-"$}m,
+		'a head refused with LF line ends: its request line logged');
+	unlike($log, qr{SECRET|c2VjcmV0}, '... and no field after it');
 }
 
 # Many concurrent clients: every line whole, one per reply.
