@@ -20,7 +20,7 @@ enum {
 /* What read_head() found. */
 enum head {
 	HEAD_READY,		/* a complete head: its length */
-	HEAD_IDLE,		/* nothing sent yet: park */
+	HEAD_IDLE,		/* nothing more yet: park */
 	HEAD_GONE,		/* the client closed */
 	HEAD_REFUSED,		/* a head to refuse: the status */
 	HEAD_SWITCH,		/* HTTP/2: its preface, or h2 by ALPN */
@@ -31,7 +31,7 @@ static enum head
 read_head(struct conn *c, struct request *r, int *n)
 {
 	size_t scanned = 0;
-	long long deadline = 0, now;
+	long long now;
 	ssize_t got;
 	int rc;
 
@@ -42,6 +42,7 @@ read_head(struct conn *c, struct request *r, int *n)
 			return HEAD_SWITCH;
 		if (c->c_len > 0 &&
 		    (rc = request_parse(r, c->c_buf, c->c_len, &scanned)) != 0) {
+			c->c_due = 0;
 			*n = rc > 0 ? rc : -rc;
 			return rc > 0 ? HEAD_READY : HEAD_REFUSED;
 		}
@@ -50,23 +51,18 @@ read_head(struct conn *c, struct request *r, int *n)
 			return HEAD_REFUSED;
 		got = conn_read(c, c->c_buf + c->c_len, HEAD_MAX - c->c_len);
 		if (got == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if (c->c_len == 0) {
-				/* between requests, and the socket is drained */
-				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
+			/* the socket is drained: park, between requests or
+			 * mid-head.  A head gets REQUEST_TIMEOUT in all, from
+			 * its first wait; parked half-sent, its bytes are
+			 * kept by server.c, and the sweep wakes it at c_due */
+			__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
+			if (c->c_len == 0)
 				return HEAD_IDLE;
-			}
-			/* mid-head: the whole head gets REQUEST_TIMEOUT */
 			now = now_ms();
-			if (deadline == 0)
-				deadline = now + CONFIG_REQUEST_TIMEOUT * 1000LL;
+			if (c->c_due == 0)
+				c->c_due = now + CONFIG_REQUEST_TIMEOUT * 1000LL;
 			*n = 408;
-			if (now >= deadline ||
-			    (rc = conn_wait_readable(c, (int)(deadline - now))) == 0)
-				return HEAD_REFUSED;
-			*n = 503;	/* cannot wait: see server_yield */
-			if (rc < 0)
-				return HEAD_REFUSED;
-			continue;
+			return now >= c->c_due ? HEAD_REFUSED : HEAD_IDLE;
 		}
 		if (got <= 0)
 			return HEAD_GONE;

@@ -111,6 +111,15 @@ struct slot {
  * over more pages.
  */
 static struct slot *slots;
+/*
+ * A head parked half-sent keeps its bytes here, STASH for each slot, in
+ * front of the slot table in the same mapping: copied out when its
+ * connection parks, back when it is served again, and the pages given
+ * back then.  So a client that trickles its head holds no thread and,
+ * parked like an idle one, is evicted like one when the slots run out.
+ */
+enum { STASH = (HEAD_MAX + 4095) & ~4095 };
+static char *stash;
 static int slots_hi;		/* slots ever used are below this, atomic */
 static int free_top = -1;	/* stack of freed slots, atomic */
 static int conns;		/* open connections, atomic */
@@ -283,10 +292,27 @@ slot_free(struct slot *s)
 	room_made();
 }
 
+/* Where slot s keeps a head parked half-sent. */
+static char *
+stash_of(const struct slot *s)
+{
+	return stash + (size_t)(s - slots) * STASH;
+}
+
+/* Done with them: their pages go back to the kernel (where a page is
+ * bigger than 4 KiB they stay: EINVAL, harmless). */
+static void
+stash_drop(const struct slot *s)
+{
+	(void)madvise(stash_of(s), STASH, MADV_DONTNEED);
+}
+
 /* Ends a connection nobody is serving: parked, or failing to park. */
 static void
 slot_close(struct slot *s)
 {
+	if (s->s_conn.c_len > 0)
+		stash_drop(s);
 	if (ENABLE_HTTP2)	/* GOAWAY, and the session's memory */
 		h2_close(&s->s_conn);
 	conn_close(&s->s_conn, 0);
@@ -319,6 +345,8 @@ conn_park(struct slot *s)
 		}
 		s->s_added = 1;
 	}
+	if (s->s_conn.c_len > 0)	/* mid-head: kept while parked */
+		memcpy(stash_of(s), s->s_conn.c_buf, s->s_conn.c_len);
 	s->s_since = now_ms();
 	if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_PARKED, 0,
 	    __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
@@ -331,16 +359,21 @@ conn_park(struct slot *s)
 
 /*
  * Closes parked connections idle for KEEPALIVE_TIMEOUT, and returns when
- * the next one will be due.  Run by the turn holder between batches, so no
- * event for these connections is pending in the turn's batch.
+ * the next one will be due.  A head parked half-sent past its
+ * REQUEST_TIMEOUT is answered instead (408): the sweep puts an event of
+ * its own for it into the turn's batch, as if input had come.  Run by
+ * the turn holder between batches, so no other event for these
+ * connections is pending in the batch.
  */
 static long long
 sweep(long long now)
 {
 	const long long ka = CONFIG_KEEPALIVE_TIMEOUT * 1000LL;
 	const long long h2 = CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL;
-	long long next = now + (ENABLE_HTTP2 && h2 < ka ? h2 : ka), due;
-	long long ttl = ka;
+	const long long rt = CONFIG_REQUEST_TIMEOUT * 1000LL;
+	long long ttl = ENABLE_HTTP2 && h2 < ka ? h2 : ka, due;
+	/* nothing parked after this sweep is due sooner than this */
+	long long next = now + (rt < ttl ? rt : ttl);
 	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), st;
 	struct slot *s;
 
@@ -350,9 +383,18 @@ sweep(long long now)
 			continue;
 		if (ENABLE_HTTP2)	/* an HTTP/2 connection has its own */
 			ttl = s->s_conn.c_h2 != NULL ? h2 : ka;
-		if ((due = s->s_since + ttl) > now) {
+		due = s->s_conn.c_len > 0 ? s->s_conn.c_due : s->s_since + ttl;
+		if (due > now) {
 			if (due < next)
 				next = due;
+			continue;
+		}
+		if (s->s_conn.c_len > 0) {
+			if (turn.t_ev_n < EV_BATCH)
+				turn.t_evs[turn.t_ev_n++] = (struct epoll_event){
+				    .events = EPOLLIN, .data.u32 = (uint32_t)i };
+			else
+				next = now;	/* the rest after these */
 			continue;
 		}
 		st = SLOT_PARKED;
@@ -578,6 +620,7 @@ conn_accept(int l)
 	s->s_conn.c_close = 0;
 	s->s_conn.c_fresh = 1;
 	s->s_conn.c_len = 0;
+	s->s_conn.c_due = 0;
 	__atomic_store_n(&s->s_conn.c_more, 0, __ATOMIC_RELAXED);
 	s->s_added = 0;
 	memcpy(s->s_peer, key, sizeof(key));
@@ -630,8 +673,11 @@ next_conn(void)
 			return NULL;
 		if (turn.t_ev_i == turn.t_ev_n) {
 			now = now_ms();
+			turn.t_ev_i = turn.t_ev_n = 0;
 			if (now >= turn.t_next_sweep)
 				turn.t_next_sweep = sweep(now);
+			if (turn.t_ev_n > 0)	/* heads out of time: sweep */
+				continue;
 			if (turn.t_paused_until != 0 && now >= turn.t_paused_until) {
 				turn.t_paused_until = 0;
 				__atomic_store_n(&listener.l_pausing, 0, __ATOMIC_RELAXED);
@@ -650,7 +696,7 @@ next_conn(void)
 			if (server_stopping() &&
 			    (until == -1 || now + STOP_QUIET_MS < until))
 				until = now + STOP_QUIET_MS;
-			turn.t_ev_i = turn.t_ev_n = turn.t_accepts = 0;
+			turn.t_accepts = 0;
 			n = epoll_wait(turn.t_epfd, turn.t_evs, EV_BATCH,
 			    until == -1 ? -1 : (int)(until - now));
 			if (n == 0) {
@@ -765,6 +811,10 @@ worker(void *arg)
 		server_turn = 1;
 		while (server_turn && (s = next_conn()) != NULL) {
 			s->s_conn.c_buf = buf;
+			if (s->s_conn.c_len > 0) {	/* a head parked half-sent */
+				memcpy(buf, stash_of(s), s->s_conn.c_len);
+				stash_drop(s);
+			}
 			serving = s;
 			for (;;) {
 				if (!s->s_conn.c_proto->p_serve(&s->s_conn)) {
@@ -899,9 +949,12 @@ server_run(int ready)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
-	slots = mmap(NULL, CONFIG_MAX_CONNECTIONS * sizeof(*slots),
-	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (slots == MAP_FAILED || peer_init() == -1 ||
+	/* address space: a page is touched per slot, or stash page, used */
+	stash = CONFIG_MAX_CONNECTIONS > SIZE_MAX / (STASH + sizeof(*slots)) ?
+	    MAP_FAILED : mmap(NULL, CONFIG_MAX_CONNECTIONS * (STASH +
+	    sizeof(*slots)), PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (stash == MAP_FAILED || peer_init() == -1 ||
 	    (pfd[0].fd = signalfd(-1, &set, SFD_CLOEXEC)) == -1 ||
 	    (turn.t_epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
 	    (listener_update(), !listener.l_in_set)) {
@@ -911,6 +964,7 @@ server_run(int ready)
 		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
 		_exit(1);
 	}
+	slots = (struct slot *)(stash + (size_t)CONFIG_MAX_CONNECTIONS * STASH);
 	if (ready != -1) {
 		/* detached and serving: tell the launcher, then let go of its
 		 * terminal or pipes (stdout stays when it is the log) */

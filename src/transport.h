@@ -73,11 +73,13 @@ struct conn {
 	char		 c_addr[46];	/* peer address, printable */
 	size_t		 c_pos;		/* end of what the request has used of c_buf */
 	size_t		 c_len;		/* bytes in c_buf, at most HEAD_MAX */
+	long long	 c_due;		/* a head under way: its end, monotonic ms */
 	struct body	*c_body;	/* the current request's body */
 	/*
 	 * HEAD_MAX bytes on the serving thread's stack, for what the client
 	 * sent: the head, pipelined bytes, the start of a body.  A
-	 * connection is parked only with nothing left in it.
+	 * connection is parked with nothing left in it, or with the part
+	 * of a head that has come, which server.c keeps meanwhile.
 	 */
 	char		*c_buf;
 	struct h2	*c_h2;		/* HTTP/2 session (h2.c), once spoken */

@@ -66,6 +66,21 @@ my $slack = $ENV{RUN_WRAPPER} ? 3 : 1;
 	is($r2 && $r2->{status}, 408, 'partial second head: 408');
 }
 
+# A head that comes in pieces within REQUEST_TIMEOUT is served, and the
+# next head on the connection gets a REQUEST_TIMEOUT of its own: each of
+# two spans 1.2 s of the 2, together 2.4.
+{
+	my $s = http_connect();
+	for my $n (1, 2) {
+		for my $piece ("GET /a.txt HT", "TP/1.1\r\nHost: x\r\n", "\r\n") {
+			http_send($s, $piece);
+			sleep 0.6 unless $piece eq "\r\n";
+		}
+		my $r = read_response($s, timeout => 5 * $slack);
+		is($r && $r->{status}, 200, "head $n in three pieces over 1.2 s: 200");
+	}
+}
+
 # One byte a second: the timeout covers the whole head, not each byte.
 {
 	my $req = "GET /a.txt HTTP/1.1\r\nHost: x\r\nUser-Agent: slowloris\r\n\r\n";
@@ -117,5 +132,23 @@ my $slack = $ENV{RUN_WRAPPER} ? 3 : 1;
 ok($t->alive, 'server still running');
 my ($r) = parse_responses(http_get('/a.txt'));
 is($r->{status}, 200, 'server serves normally afterwards');
+
+# REQUEST_TIMEOUT shorter than KEEPALIVE_TIMEOUT: a head parked half-sent
+# is still answered on time, not at the next sweep for idle connections.
+{
+	my $u = MrhttpdTest->new(conf => { KEEPALIVE_TIMEOUT => 30,
+		REQUEST_TIMEOUT => 2 });
+	$u->write_file('a.txt', "aaa\n");
+	$u->run();
+	my ($r) = parse_responses(http_get('/a.txt'));	# a sweep is planned
+	my $t0 = time;
+	my $s = http_connect();
+	http_send($s, "GET /a.txt HTTP/1.1\r\nHost: x\r\n");
+	$r = read_response($s, timeout => 20 * $slack);
+	my $el = time - $t0;
+	is($r && $r->{status}, 408, 'REQUEST_TIMEOUT 2, KEEPALIVE_TIMEOUT 30: 408');
+	ok($el >= 1.5 && $el <= 5 * $slack, '... after ~2 s') or diag("after $el s");
+	$u->stop();
+}
 
 $t->done_testing();

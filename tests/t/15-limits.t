@@ -1,14 +1,15 @@
 #!/usr/bin/perl
-# Limits: at MAX_CONNECTIONS the connection parked longest (idle, or with
-# nothing sent yet) is closed to make room for a new client; when every
-# slot is busy with a request, further clients wait in the listen backlog
-# until a slot frees.  Running out of file descriptors (EMFILE from
+# Limits: at MAX_CONNECTIONS the connection parked longest (idle, with
+# nothing sent yet, or with half a head) is closed to make room for a new
+# client; when every slot is busy with a request, further clients wait in
+# the listen backlog until a slot frees.  Running out of file descriptors (EMFILE from
 # accept) makes room the same way, and neither kills the server nor makes
 # it spin.
 
 use strict;
 use warnings;
 
+use Socket qw(SOL_SOCKET SO_RCVBUF);
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest;
@@ -47,25 +48,45 @@ sub get_on {
 	$r = get_on($c2);
 	is($r && $r->{status}, 200, 'the second connection is still served');
 }
+
+# Both with half a head: parked as well, so the third makes room by
+# closing the one parked longest, and the other may still finish.
+{
+	my @half = map { my $s = http_connect();
+		http_send($s, "GET /a.txt HTTP/1.1\r\nHost: x\r\n");
+		sleep 0.05; $s } 1 .. 2;	# parked in this order
+	sleep 0.2;
+	my $c3 = http_connect();
+	my $t0 = time;
+	my $r = get_on($c3, timeout => 3 * $slack);
+	is($r && $r->{status}, 200, 'both slots mid-head: the third is served');
+	ok(time - $t0 < 1 * $slack, '... promptly') or diag(sprintf '%.2f s', time - $t0);
+	ok(defined wait_closed($half[0], 2 * $slack),
+		'the head parked longest was closed for it');
+	http_send($half[1], "\r\n");
+	$r = read_response($half[1], timeout => 3 * $slack);
+	is($r && $r->{status}, 200, 'the other finishes its head: answered');
+}
 $t->stop();
 
-# Every slot busy with a request: a newcomer waits in the backlog.
+# Every slot busy with a request (a reply its client does not read): a
+# newcomer waits in the backlog.
 {
 	my $b = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 2,
 		MAX_CONNECTIONS_PER_IP => 0 });
 	$b->write_file('a.txt', "aaa\n");
+	$b->write_file('big.bin', 'z' x (16 << 20));
 	$b->run();
 	sleep 0.3;
-	my @busy = map { my $s = http_connect();
-		http_send($s, "GET /a.txt HTTP/1.1\r\nHost: x\r\n"); $s } 1 .. 2;
-	sleep 0.2;
+	my @busy = map { my $s = IO::Socket::IP->new(PeerHost => '127.0.0.1',
+		PeerPort => $b->port, Sockopts => [[SOL_SOCKET, SO_RCVBUF, 4096]])
+		or die "connect: $@";
+		http_send($s, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n"); $s } 1 .. 2;
+	sleep 0.3;
 	my $c3 = http_connect();	# completes in the listen backlog
 	my $r = get_on($c3, timeout => 1);
-	ok(!$r, 'both slots mid-request: the third gets no answer yet');
-	http_send($busy[0], "\r\n");
-	$r = read_response($busy[0], timeout => 3 * $slack);
-	is($r && $r->{status}, 200, 'a busy one finishes its head: answered');
-	close $busy[0];
+	ok(!$r, 'both slots busy with a reply: the third gets no answer yet');
+	close $busy[0];		# unread: a reset, and the slot is free
 	my $t0 = time;
 	$r = read_response($c3, timeout => 5 * $slack);
 	my $el = time - $t0;

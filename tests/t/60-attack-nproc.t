@@ -2,11 +2,12 @@
 # Attack: no thread can be started.  The server runs as an unprivileged
 # user (a uid of its own, so that no other process counts against it)
 # with RLIMIT_NPROC 8: the main thread, the turn holder and six more.
-# 40 slow clients from 127.0.0.1 each send a partial head and stop; each
-# makes the turn holder want to hand the turn on before it waits, until
-# no thread can be started.  Then the turn holder keeps the event loop
-# and sheds: the slow client gets a 503, and a complete PUT (which would
-# wait on the disk) gets a 503 too.  A normal client from 127.0.0.2 GETs
+# 40 slow clients from 127.0.0.1 each send a PUT's head and the start of
+# its body, and stop; each makes the turn holder hand the turn on before
+# it waits, until no thread can be started.  (Half a head is not enough:
+# it waits parked, on no thread.)  Then the turn holder keeps the event
+# loop and sheds: the slow client gets a 503, and a complete PUT (which
+# would wait on the disk) gets a 503 too.  A normal client from 127.0.0.2 GETs
 # a small file on a fresh connection every ~150 ms and must be answered
 # within 1 s (x3 under a RUN_WRAPPER).  Every slow client ends with a
 # 503, a 408 (REQUEST_TIMEOUT) or a close, the server stays within its
@@ -70,9 +71,10 @@ sub put {
 
 my $p = probe_start(port => $port, addr => '127.0.0.2');
 my $h = hold_start(port => $port, addrs => ['127.0.0.1'], n => $SLOW,
-	send => "GET /probe.txt HTTP/1.1\r\nHost: x\r\n", rate => 200,
+	send => "PUT /up/slow.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+		. "\r\nthe start", rate => 200,
 	max => $RT + 4 * slack());
-ok(hold_ready($h, 10), "$SLOW slow clients sent a partial head");
+ok(hold_ready($h, 10), "$SLOW slow clients sent part of a PUT");
 sleep 0.5;
 my $most = threads();
 cmp_ok($most, '<=', $NPROC, "the server has $most threads, at most $NPROC");
