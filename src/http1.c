@@ -38,8 +38,10 @@ read_head(struct conn *c, struct request *r, int *n)
 	for (;;) {
 		/* HTTP/2 with prior knowledge, or chosen in the handshake */
 		if (ENABLE_HTTP2 && c->c_fresh && (c->c_proto != &http1_protocol ||
-		    h2_preface(c->c_buf, c->c_len)))
+		    h2_preface(c->c_buf, c->c_len))) {
+			c->c_due = 0;
 			return HEAD_SWITCH;
+		}
 		if (c->c_len > 0 &&
 		    (rc = request_parse(r, c->c_buf, c->c_len, &scanned)) != 0) {
 			c->c_due = 0;
@@ -116,7 +118,10 @@ http1_refuse(struct conn *c, int status)
 		a.a_line_len--;
 	a.a_bytes = rp.rp_bytes;
 	log_access(c, &a);
-	conn_close(c, 1);
+	/* a 408 comes right after a read found the socket drained: nothing
+	 * to linger for, and lingering would take a thread each from a
+	 * crowd of half-sent heads timing out at once */
+	conn_close(c, status != 408);
 }
 
 /*

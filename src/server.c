@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -31,7 +32,7 @@ int server_stop;
 enum {
 	SPARE_MAX = 64,		/* more threads than this waiting: exit */
 	SPARE_IDLE_S = 10,	/* a spare idle this long exits, but one */
-	EV_BATCH = 32,		/* events taken per epoll_wait */
+	EV_BATCH = 28,		/* events taken per epoll_wait */
 	ACCEPT_BATCH = 64,	/* accepts between two epoll_waits, at most */
 	EV_LISTENER = -1,	/* the event's tag for listener 0; -2 for 1 */
 	LISTENERS = 1 + ENABLE_TLS,	/* plain HTTP, then HTTPS */
@@ -112,14 +113,28 @@ struct slot {
  */
 static struct slot *slots;
 /*
- * A head parked half-sent keeps its bytes here, STASH for each slot, in
- * front of the slot table in the same mapping: copied out when its
- * connection parks, back when it is served again, and the pages given
+ * A head parked half-sent keeps its bytes here, stash_size() for each
+ * slot, in front of the slot table in the same mapping: copied out when
+ * its connection parks, back when it is served again, and the pages given
  * back then.  So a client that trickles its head holds no thread and,
  * parked like an idle one, is evicted like one when the slots run out.
  */
-enum { STASH = (HEAD_MAX + 4095) & ~4095 };
 static char *stash;
+
+/* HEAD_MAX in whole pages, so that giving one slot's pages back never
+ * touches another's.  musl's <limits.h> has PAGE_SIZE where the
+ * architecture fixes it (x86); elsewhere the kernel says. */
+static size_t
+stash_size(void)
+{
+#ifdef PAGE_SIZE
+	const size_t pg = PAGE_SIZE;
+#else
+	const size_t pg = (size_t)getpagesize();
+#endif
+
+	return (HEAD_MAX + pg - 1) & ~(pg - 1);
+}
 static int slots_hi;		/* slots ever used are below this, atomic */
 static int free_top = -1;	/* stack of freed slots, atomic */
 static int conns;		/* open connections, atomic */
@@ -296,15 +311,14 @@ slot_free(struct slot *s)
 static char *
 stash_of(const struct slot *s)
 {
-	return stash + (size_t)(s - slots) * STASH;
+	return stash + (size_t)(s - slots) * stash_size();
 }
 
-/* Done with them: their pages go back to the kernel (where a page is
- * bigger than 4 KiB they stay: EINVAL, harmless). */
+/* Done with them: their pages go back to the kernel. */
 static void
 stash_drop(const struct slot *s)
 {
-	(void)madvise(stash_of(s), STASH, MADV_DONTNEED);
+	(void)madvise(stash_of(s), stash_size(), MADV_DONTNEED);
 }
 
 /* Ends a connection nobody is serving: parked, or failing to park. */
@@ -358,10 +372,11 @@ conn_park(struct slot *s)
 }
 
 /*
- * Closes parked connections idle for KEEPALIVE_TIMEOUT, and returns when
- * the next one will be due.  A head parked half-sent past its
- * REQUEST_TIMEOUT is answered instead (408): the sweep puts an event of
- * its own for it into the turn's batch, as if input had come.  Run by
+ * Closes parked connections idle for KEEPALIVE_TIMEOUT, or with a TLS
+ * handshake past its REQUEST_TIMEOUT, and returns when the next one will
+ * be due.  A head parked half-sent past its REQUEST_TIMEOUT is answered
+ * instead (408): the sweep puts an event of its own for it into the
+ * turn's batch, as if input had come.  Run by
  * the turn holder between batches, so no other event for these
  * connections is pending in the batch.
  */
@@ -383,7 +398,8 @@ sweep(long long now)
 			continue;
 		if (ENABLE_HTTP2)	/* an HTTP/2 connection has its own */
 			ttl = s->s_conn.c_h2 != NULL ? h2 : ka;
-		due = s->s_conn.c_len > 0 ? s->s_conn.c_due : s->s_since + ttl;
+		/* a head, or a TLS handshake, under way has its own */
+		due = s->s_conn.c_due != 0 ? s->s_conn.c_due : s->s_since + ttl;
 		if (due > now) {
 			if (due < next)
 				next = due;
@@ -915,6 +931,7 @@ server_run(int ready)
 	    file_cache_size;
 	struct signalfd_siginfo si;
 	struct pollfd pfd[2];
+	unsigned long long len;
 	long long deadline;
 	sigset_t set;
 	int i, n, nfd, sig, wait = -1;
@@ -949,11 +966,13 @@ server_run(int ready)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
-	/* address space: a page is touched per slot, or stash page, used */
-	stash = CONFIG_MAX_CONNECTIONS > SIZE_MAX / (STASH + sizeof(*slots)) ?
-	    MAP_FAILED : mmap(NULL, CONFIG_MAX_CONNECTIONS * (STASH +
-	    sizeof(*slots)), PROT_READ | PROT_WRITE, MAP_PRIVATE |
-	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* address space: a page is touched per slot, or stash page, used
+	 * (configure bounds MAX_CONNECTIONS * HEAD_MAX to 1 GiB) */
+	len = (unsigned long long)CONFIG_MAX_CONNECTIONS * (stash_size() +
+	    sizeof(*slots));
+	stash = len > SIZE_MAX ? MAP_FAILED : mmap(NULL, (size_t)len,
+	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+	    MAP_NORESERVE, -1, 0);
 	if (stash == MAP_FAILED || peer_init() == -1 ||
 	    (pfd[0].fd = signalfd(-1, &set, SFD_CLOEXEC)) == -1 ||
 	    (turn.t_epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
@@ -964,7 +983,8 @@ server_run(int ready)
 		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
 		_exit(1);
 	}
-	slots = (struct slot *)(stash + (size_t)CONFIG_MAX_CONNECTIONS * STASH);
+	slots = (struct slot *)(stash + (size_t)CONFIG_MAX_CONNECTIONS *
+	    stash_size());
 	if (ready != -1) {
 		/* detached and serving: tell the launcher, then let go of its
 		 * terminal or pipes (stdout stays when it is the log) */

@@ -7,9 +7,11 @@
  * a client that connects and says nothing holds a slot and a socket, as
  * over plain HTTP, and no TLS buffers.  The first byte tells a handshake
  * (a TLS record, 0x16) from a plain HTTP request, which gets a 400 in
- * clear text.  The handshake costs milliseconds of CPU and waits for the
- * client, so it runs after handing the turn on, bounded by
- * REQUEST_TIMEOUT.  From then on the connection is served and parked as
+ * clear text.  The handshake costs milliseconds of CPU, so each step of
+ * it runs after handing the turn on; between the client's flights the
+ * connection is parked as an idle one, on no thread, and evicted like one
+ * when the slots run out.  The whole handshake gets REQUEST_TIMEOUT
+ * (c_due, which the sweep keeps).  From then on the connection is served and parked as
  * any other: the protocol reads plaintext through tls_read and writes
  * through tls_writev; a file body is read and encrypted a piece at a time
  * (conn_copyfile), as sendfile cannot encrypt.
@@ -227,41 +229,52 @@ tls_refuse(struct conn *c)
 	log_access(c, &a);
 }
 
-/* The handshake, off the turn, within REQUEST_TIMEOUT.  0, or -1. */
+/*
+ * The handshake, as far as the client's input goes, off the turn: 1 done,
+ * 0 when it waits for the client's next flight (to be parked), -1 failed
+ * or past REQUEST_TIMEOUT.
+ */
 static int
 tls_handshake(struct conn *c)
 {
-	long long deadline = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL;
-	struct tls *t;
+	struct tls *t = c->c_tls;
 	const char *p;
 	int r;
 
 	/* not calloc: the read-ahead buffer's pages stay untouched until
 	 * used; mbedtls_ssl_init clears the context */
-	if (server_yield() != 0 || (t = malloc(sizeof(*t))) == NULL)
+	if (server_yield() != 0 ||
+	    (t == NULL && (t = malloc(sizeof(*t))) == NULL))
 		return -1;
-	t->tl_ready = t->tl_broken = t->tl_send_flags = 0;
-	t->tl_in_pos = t->tl_in_len = 0;
-	t->tl_budget = READ_BUDGET;
-	c->c_tls = t;
-	mbedtls_ssl_init(&t->tl_ssl);
-	if (mbedtls_ssl_setup(&t->tl_ssl, &g.g_conf) != 0)
-		return -1;	/* tls_close frees it */
-	mbedtls_ssl_set_bio(&t->tl_ssl, c, bio_send, bio_recv, NULL);
-	while ((r = mbedtls_ssl_handshake(&t->tl_ssl)) != 0)
-		if (tls_await(c, r, deadline) == -1)
+	if (c->c_tls == NULL) {
+		t->tl_ready = t->tl_broken = t->tl_send_flags = 0;
+		t->tl_in_pos = t->tl_in_len = 0;
+		t->tl_budget = READ_BUDGET;
+		c->c_tls = t;
+		c->c_due = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL;
+		mbedtls_ssl_init(&t->tl_ssl);
+		if (mbedtls_ssl_setup(&t->tl_ssl, &g.g_conf) != 0)
+			return -1;	/* tls_close frees it */
+		mbedtls_ssl_set_bio(&t->tl_ssl, c, bio_send, bio_recv, NULL);
+	}
+	while ((r = mbedtls_ssl_handshake(&t->tl_ssl)) != 0) {
+		if (r == MBEDTLS_ERR_SSL_WANT_READ && now_ms() < c->c_due)
+			return 0;
+		if (tls_await(c, r, c->c_due) == -1)
 			return -1;
+	}
 	t->tl_ready = 1;
+	c->c_due = 0;
 	if (ENABLE_HTTP2 && (p = mbedtls_ssl_get_alpn_protocol(&t->tl_ssl)) !=
 	    NULL && strcmp(p, "h2") == 0)
 		c->c_proto = &h2_protocol;	/* http1.c hands over */
-	return 0;
+	return 1;
 }
 
 /*
- * A connection's first input.  Returns 1 when the handshake is done, 0
- * at the end of the stream (or after refusing plain HTTP), -1 with errno:
- * EAGAIN when nothing came yet.
+ * A connection's input before the handshake is done.  Returns 1 when it
+ * is, 0 at the end of the stream (or after refusing plain HTTP), -1 with
+ * errno: EAGAIN when the client's next bytes have not come yet.
  */
 static int
 tls_start(struct conn *c)
@@ -271,20 +284,20 @@ tls_start(struct conn *c)
 
 	if (c->c_tls == &refused)
 		return 0;
-	do
-		n = recv(c->c_fd, &first, 1, MSG_PEEK);
-	while (n == -1 && errno == EINTR);
-	if (n <= 0)
-		return (int)n;
-	if (first != HELLO_RECORD) {
-		tls_refuse(c);
-		return 0;
+	if (c->c_tls == NULL) {		/* its first byte */
+		do
+			n = recv(c->c_fd, &first, 1, MSG_PEEK);
+		while (n == -1 && errno == EINTR);
+		if (n <= 0)
+			return (int)n;
+		if (first != HELLO_RECORD) {
+			tls_refuse(c);
+			return 0;
+		}
 	}
-	if (tls_handshake(c) == -1) {
-		errno = ECONNABORTED;
-		return -1;
-	}
-	return 1;
+	if ((n = tls_handshake(c)) <= 0)
+		errno = n == 0 ? EAGAIN : ECONNABORTED;
+	return n > 0 ? 1 : -1;
 }
 
 /* --- the transport ------------------------------------------------------ */

@@ -73,7 +73,8 @@ struct conn {
 	char		 c_addr[46];	/* peer address, printable */
 	size_t		 c_pos;		/* end of what the request has used of c_buf */
 	size_t		 c_len;		/* bytes in c_buf, at most HEAD_MAX */
-	long long	 c_due;		/* a head under way: its end, monotonic ms */
+	long long	 c_due;		/* a head or TLS handshake under way: its
+					 * end, monotonic ms; else 0 */
 	struct body	*c_body;	/* the current request's body */
 	/*
 	 * HEAD_MAX bytes on the serving thread's stack, for what the client

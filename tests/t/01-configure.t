@@ -61,6 +61,11 @@ my @refused = (
 	['PATH_PREFIX with trailing /', "${ok}PATH_PREFIX=/app/\n", 'PATH_PREFIX'],
 	['unknown key AUTH_USERS', "${ok}AUTH_USERS=/etc/x\n", 'AUTH_USERS'],
 	['DETACH=2', "${ok}DETACH=2\n", 'DETACH'],
+	# the half-sent heads' stash: 1 GiB of address space at most
+	['MAX_CONNECTIONS 131073 with 8 KiB heads', "${ok}MAX_CONNECTIONS=131073\n",
+		'MAX_CONNECTIONS'],
+	['MAX_CONNECTIONS 16385 with 64 KiB heads',
+		"${ok}MAX_CONNECTIONS=16385\nHTTP_HEADER_LENGTH=65536\n", 'MAX_CONNECTIONS'],
 	# a line the shell would run as a command: the key stayed unset
 	['spaces around =', "${ok}AUTH_HEADER = 'Basic eA=='\n", 'AUTH_HEADER'],
 	['a space after =', "${ok}SYSTEM_USER= nobody\n", 'SYSTEM_USER'],
@@ -125,8 +130,9 @@ for my $c (@refused) {
 ok(!-e "$tmp/pwned", 'no value ran a command');
 for my $l ("PRAGMA='a b' # a note", 'PRAGMA="no-cache" # a note', 'export PRAGMA=x',
     "  PRAGMA=x  ", 'PRAGMA=x # off', 'PRAGMA=   # off', "PUBLIC_DIR=/srv/co:lon%2F=x\n",
-    map { "SERVER_ADDR=$_" } qw(::1 :: fe80::1 2001:db8::8:1 ::ffff:192.0.2.1
-    1:2:3:4:5:6:7:8 0.0.0.0 192.168.1.1)) {
+    (map { "SERVER_ADDR=$_" } qw(::1 :: fe80::1 2001:db8::8:1 ::ffff:192.0.2.1
+    1:2:3:4:5:6:7:8 0.0.0.0 192.168.1.1)), 'MAX_CONNECTIONS=131072',
+    "MAX_CONNECTIONS=16384\nHTTP_HEADER_LENGTH=65536") {
 	my ($rc, $out, $err) = configure_with("${ok}$l\n");
 	is($rc, 0, "accepted: $l") or diag($err);
 }

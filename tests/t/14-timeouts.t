@@ -148,6 +148,18 @@ is($r->{status}, 200, 'server serves normally afterwards');
 	my $el = time - $t0;
 	is($r && $r->{status}, 408, 'REQUEST_TIMEOUT 2, KEEPALIVE_TIMEOUT 30: 408');
 	ok($el >= 1.5 && $el <= 5 * $slack, '... after ~2 s') or diag("after $el s");
+
+	# 40 of them time out at once, their clients still there: each is
+	# answered and closed on the turn, none lingers on a thread of its own
+	my @s = map { my $c = http_connect();
+		http_send($c, "GET /a.txt HTTP/1.1\r\nHost: x\r\n"); $c } 1 .. 40;
+	my $n408 = grep { my $x = read_response($_, timeout => 10 * $slack);
+		$x && $x->{status} == 408 } @s;
+	my $threads = (MrhttpdTest::slurp('/proc/' . $u->pid . '/status') // '')
+		=~ /^Threads:\s+(\d+)/m ? $1 : -1;
+	is($n408, 40, '40 half-sent heads: 40 times 408');
+	cmp_ok($threads, '<=', 5, '... on no thread of their own')
+		or diag("$threads threads");
 	$u->stop();
 }
 

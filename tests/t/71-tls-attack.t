@@ -3,7 +3,8 @@
 # ClientHello, a recorded ClientHello cut at every byte position, a
 # handshake left half done (closed at REQUEST_TIMEOUT), a request head
 # left half done over TLS (408 at REQUEST_TIMEOUT), 1,000 clients that
-# connect and never send, and 10,000 aborted handshakes.  Throughout, the
+# connect and never send, 10,000 aborted handshakes, and stalled
+# handshakes in every slot.  Throughout, the
 # server stays up and a normal HTTPS client is answered within 1 s; after
 # them no descriptor, slot or memory is left behind (and under ASan, no
 # leak: make check-sanitize runs this file too).
@@ -206,4 +207,37 @@ SKIP: {
 }
 
 ok($t->alive, 'the server is still up');
+
+# --- ClientHellos that take every slot, then stall ------------------------------------------
+# MAX_CONNECTIONS 32, 8 per address: 32 clients from four addresses each
+# send a ClientHello and wait, reconnecting when closed.  Between flights
+# a handshake is parked like an idle connection, on no thread, and the
+# one parked longest makes room for a newcomer; before, each held a
+# thread until REQUEST_TIMEOUT, and a newcomer waited that long.
+{
+	my $e = MrhttpdTest->new(conf => { tls_conf($pki, 'ec'),
+		REQUEST_TIMEOUT => 20, KEEPALIVE_TIMEOUT => 60,
+		MAX_CONNECTIONS => 32, MAX_CONNECTIONS_PER_IP => 8 });
+	$e->write_file('probe.txt', "probe\n");
+	my $eport = tls_port();
+	$e->run('-s', $eport);
+	my $h = hold_start(port => $eport, addrs => [map { "127.0.0.$_" } 2 .. 5],
+		n => 32, send => $hello, reconnect => 1, rate => 500, max => 30);
+	ok(hold_ready($h, 10), 'handshakes held: 32 ClientHellos sent');
+	sleep 0.5;
+	my ($ebad, $eworst) = (0, 0);
+	for (1 .. 3) {
+		my $r = curl_tls($pki, "https://localhost:$eport/probe.txt",
+			'--max-time', 5);
+		$ebad++ unless $r->{status} == 200;
+		$eworst = $r->{secs} if $r->{secs} > $eworst;
+	}
+	my $st = hold_stop($h);
+	note('handshake holder: ' . hold_summary($st));
+	is($ebad, 0, 'every slot in a stalled handshake: a newcomer is served');
+	cmp_ok($eworst, '<', $bound, "... within $bound s");
+	cmp_ok($st->{closed} // 0, '>=', 1, '... by closing a stalled one');
+	ok($e->alive, '... and the server is up');
+	$e->stop();
+}
 $t->done_testing();
