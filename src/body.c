@@ -76,7 +76,11 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 			if (left < ms)
 				ms = left > 0 ? left : 0;
 		}
-		if (conn_wait_readable(c, (int)ms) <= 0)
+		/* meanwhile, at MAX_CONNECTIONS, a newcomer may have this
+		 * connection closed: see server_body_wait */
+		server_body_wait(c, 1);
+		if ((conn_wait_readable(c, (int)ms) <= 0) |
+		    server_body_wait(c, 0))
 			return -1;
 	}
 	return conn_read(c, buf, n);

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,7 +91,8 @@ static struct pool {
  * its connection out of the set meanwhile, so that a long upload does not
  * wake the turn holder for every packet.
  */
-enum { SLOT_FREE, SLOT_ACTIVE, SLOT_PENDING, SLOT_PARKED };
+enum { SLOT_FREE, SLOT_ACTIVE, SLOT_PENDING, SLOT_PARKED,
+	SLOT_WAITING, SLOT_EVICTING, SLOT_EVICTED };	/* server_body_wait */
 struct slot {
 	struct conn	 s_conn;
 	long long	 s_since;	/* parked since, monotonic ms */
@@ -112,6 +114,7 @@ struct slot {
  * over more pages.
  */
 static struct slot *slots;
+static __thread struct slot *serving;	/* this thread's connection */
 /*
  * A head parked half-sent keeps its bytes here, stash_size() for each
  * slot, in front of the slot table in the same mapping: copied out when
@@ -478,9 +481,65 @@ server_shed_idle(void)
 }
 
 /*
+ * A thread that waits for its client's request body (on no turn; its
+ * socket out of the epoll set) says so before (on 1) and after (on 0)
+ * the wait.  Meanwhile, at MAX_CONNECTIONS with nothing parked, the turn
+ * holder may end the wait that started longest ago (evict_waiter): it
+ * shuts the socket down, which wakes the waiter, and the waiter's thread
+ * closes the connection and frees the slot as for a client gone.  Then
+ * the call on 0 returns -1.  EVICTING keeps the descriptor open (and its
+ * number ours) until the shutdown is done.  Slow bodies from many
+ * addresses (R-U-Dead-Yet) so cannot lock newcomers out.
+ */
+int
+server_body_wait(const struct conn *c, int on)
+{
+	struct slot *s = serving;
+	int st = SLOT_WAITING;
+
+	if (!ENABLE_BODIES || s == NULL || &s->s_conn != c)
+		return 0;	/* an HTTP/2 stream's body: its own thread */
+	if (on) {
+		s->s_since = now_ms();
+		__atomic_store_n(&s->s_state, SLOT_WAITING, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE, 0,
+	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return 0;
+	while (__atomic_load_n(&s->s_state, __ATOMIC_ACQUIRE) == SLOT_EVICTING)
+		sched_yield();
+	__atomic_store_n(&s->s_state, SLOT_ACTIVE, __ATOMIC_RELEASE);
+	return -1;
+}
+
+/* Ends the wait for a body that started longest ago (server_body_wait).
+ * The slot is freed later, by its own thread. */
+static void
+evict_waiter(void)
+{
+	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), oldest = -1;
+	int st = SLOT_WAITING;
+
+	if (!ENABLE_BODIES)
+		return;
+	for (i = 0; i < hi; i++)
+		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) ==
+		    SLOT_WAITING && (oldest == -1 ||
+		    slots[i].s_since < slots[oldest].s_since))
+			oldest = i;
+	if (oldest == -1 || !__atomic_compare_exchange_n(&slots[oldest].s_state,
+	    &st, SLOT_EVICTING, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;		/* none, or done waiting: room may come anyway */
+	shutdown(slots[oldest].s_conn.c_fd, SHUT_RDWR);
+	__atomic_store_n(&slots[oldest].s_state, SLOT_EVICTED, __ATOMIC_RELEASE);
+}
+
+/*
  * Could one more connection get a slot: is one free, or parked and so
  * evictable?  When not, takes the listener out until a slot is freed or
- * parked.  Nothing is closed here: a client first passes the per-address
+ * parked, and has the longest wait for a body ended, whose slot will be.
+ * Nothing parked is closed here: a client first passes the per-address
  * check, so that one at its limit cannot cost another client its
  * connection.
  */
@@ -498,6 +557,7 @@ conn_room(void)
 		room_made();
 		return 1;
 	}
+	evict_waiter();
 	return 0;
 }
 
@@ -764,8 +824,6 @@ static int spawn_worker(void);
  * take it (the thread cap, or pthread_create failing), keeps the turn and
  * returns -1: the event loop must never be left without an owner.
  */
-static __thread struct slot *serving;	/* this thread's connection */
-
 int
 server_yield_turn(void)
 {

@@ -19,6 +19,9 @@
 #   (c)		MAX_CONNECTIONS_PER_IP=0: 32 idle keep-alive connections
 #		from one address; a newcomer is served at once, and the
 #		connections closed to make room are the oldest ones
+#   (d)		32 slow PUT bodies from four addresses, reconnecting: the
+#		longest wait for a body is ended to make room for the
+#		normal client, and nothing of the uploads stays
 # Old servers without the MAX_CONNECTIONS_PER_IP key are run without it
 # (and fail the asserts that need it).
 
@@ -208,6 +211,40 @@ ok($t->alive, 'the server is still running after (a) and (b)');
 	probe_check(probe_stop($p), 'slots-evict');
 	close $_ for @c, @new;
 	ok($e->alive, 'evict: the server is still running');
+}
+
+# --- (d): slow bodies (R-U-Dead-Yet) from four addresses ---------------------------
+# 32 PUTs that send their head and the start of a body, then stall, from
+# four addresses (8 each: every slot), reconnecting when dropped.  A
+# body being read is on a thread, not parked: the wait for it that began
+# longest ago is ended to make room for the normal client, and the cut
+# uploads leave nothing behind.
+SKIP: {
+	my $d = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 32,
+		($PER_IP_KEY ? (MAX_CONNECTIONS_PER_IP => 8) : ()),
+		KEEPALIVE_TIMEOUT => 30, REQUEST_TIMEOUT => 20, PUT_PATH => '/up' });
+	skip('no PUT in this build', 6)
+		unless ($d->version_info->{features}{put} // '') eq 'yes';
+	$d->write_file('probe.txt', "probe\n");
+	$d->write_file('up/keep.txt', "keep\n");
+	$d->run();
+	sleep 0.2;
+	my $h = hold_start(port => $d->port, addrs => \@FOUR, n => 32,
+		send => "PUT /up/slow.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+		. "\r\nthe start", reconnect => 1, rate => 500, max => $HOLD + 10);
+	ok(hold_ready($h, 10), 'slow bodies: 32 connections opened');
+	sleep 0.5;	# every body being waited for
+	my $p = probe_start(port => $d->port, addr => '127.0.0.1');
+	sleep $HOLD;
+	my $res = probe_stop($p);
+	my $st = hold_stop($h);
+	note('slow bodies: attacker: ' . hold_summary($st));
+	probe_check($res, 'slots-slow-bodies-4-addrs');
+	cmp_ok($st->{closed} // 0, '>=', 1, 'slow bodies: some closed to make room');
+	ok($d->alive, 'slow bodies: the server is still running');
+	$d->stop();
+	my @left = grep { !/keep\.txt$/ } glob($d->htdocs . '/up/* ' . $d->htdocs . '/up/.[!.]*');
+	is("@left", '', 'slow bodies: no upload or temporary file left behind');
 }
 
 $t->done_testing();
