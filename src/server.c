@@ -513,42 +513,59 @@ server_body_wait(const struct conn *c, int on)
 	return -1;
 }
 
-/* Ends the wait for a body that started longest ago (server_body_wait).
- * The slot is freed later, by its own thread. */
-static void
-evict_waiter(void)
+/*
+ * Every slot taken, none parked: when bodies are being waited for, ends
+ * the wait that started longest ago (server_body_wait) for a client
+ * queued on listener l; its slot is freed later, by its own thread.
+ * Returns 1 when no client is queued yet: the listener (level-triggered)
+ * then stays in the epoll set, to tell when one is.  The listener is
+ * asked again after every accept, queue or not, and a slow body must not
+ * be cut for no one.
+ */
+static int
+evict_waiter(int l)
 {
+	struct pollfd queued = { .fd = listener.l_fd[l], .events = POLLIN };
 	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), oldest = -1;
 	int st = SLOT_WAITING;
 
 	if (!ENABLE_BODIES)
-		return;
+		return 0;
 	for (i = 0; i < hi; i++)
 		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) ==
 		    SLOT_WAITING && (oldest == -1 ||
 		    slots[i].s_since < slots[oldest].s_since))
 			oldest = i;
-	if (oldest == -1 || !__atomic_compare_exchange_n(&slots[oldest].s_state,
-	    &st, SLOT_EVICTING, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		return;		/* none, or done waiting: room may come anyway */
-	shutdown(slots[oldest].s_conn.c_fd, SHUT_RDWR);
-	__atomic_store_n(&slots[oldest].s_state, SLOT_EVICTED, __ATOMIC_RELEASE);
+	if (oldest == -1)
+		return 0;
+	if (poll(&queued, 1, 0) != 1)
+		return 1;
+	/* unless it is done waiting meanwhile: then room may come anyway */
+	if (__atomic_compare_exchange_n(&slots[oldest].s_state, &st,
+	    SLOT_EVICTING, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+		shutdown(slots[oldest].s_conn.c_fd, SHUT_RDWR);
+		__atomic_store_n(&slots[oldest].s_state, SLOT_EVICTED,
+		    __ATOMIC_RELEASE);
+	}
+	return 0;
 }
 
 /*
  * Could one more connection get a slot: is one free, or parked and so
  * evictable?  When not, takes the listener out until a slot is freed or
- * parked, and has the longest wait for a body ended, whose slot will be.
- * Nothing parked is closed here: a client first passes the per-address
- * check, so that one at its limit cannot cost another client its
- * connection.
+ * parked, having the longest wait for a body ended first when a client
+ * is queued (evict_waiter), whose slot will be.  Nothing parked is closed
+ * here: a client first passes the per-address check, so that one at its
+ * limit cannot cost another client its connection.
  */
 static int
-conn_room(void)
+conn_room(int l)
 {
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
 	    oldest_parked() != -1)
 		return 1;
+	if (evict_waiter(l))
+		return 0;
 	__atomic_store_n(&listener.l_full, 1, __ATOMIC_SEQ_CST);
 	listener_update();
 	/* a slot freed or parked meanwhile did not see l_full set: look again */
@@ -557,7 +574,6 @@ conn_room(void)
 		room_made();
 		return 1;
 	}
-	evict_waiter();
 	return 0;
 }
 
@@ -656,7 +672,7 @@ conn_accept(int l)
 		listener_update();	/* out of the set for good */
 		return NULL;
 	}
-	if (!conn_room())
+	if (!conn_room(l))
 		return NULL;
 	if (turn.t_spare_fd == -1)	/* given up last time: take it back */
 		turn.t_spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);

@@ -223,12 +223,23 @@ SKIP: {
 	my $d = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 32,
 		($PER_IP_KEY ? (MAX_CONNECTIONS_PER_IP => 8) : ()),
 		KEEPALIVE_TIMEOUT => 30, REQUEST_TIMEOUT => 20, PUT_PATH => '/up' });
-	skip('no PUT in this build', 6)
+	skip('no PUT in this build', 8)
 		unless ($d->version_info->{features}{put} // '') eq 'yes';
 	$d->write_file('probe.txt', "probe\n");
 	$d->write_file('up/keep.txt', "keep\n");
 	$d->run();
 	sleep 0.2;
+	# exactly as many as there are slots, and no one else: none is cut
+	# (the listener is asked again after each accept, queue or not)
+	my $f = hold_start(port => $d->port, addrs => \@FOUR, n => 32,
+		send => "PUT /up/slow.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+		. "\r\nthe start", rate => 20, max => $HOLD + 10);
+	ok(hold_ready($f, 10), 'slow bodies: 32 in the 32 slots');
+	sleep 1;
+	my $fs = hold_stop($f);
+	is($fs->{closed} // 0, 0, '... none cut while no one else came')
+		or diag(hold_summary($fs));
+	sleep 0.5;	# the server sees them go
 	my $h = hold_start(port => $d->port, addrs => \@FOUR, n => 32,
 		send => "PUT /up/slow.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
 		. "\r\nthe start", reconnect => 1, rate => 500, max => $HOLD + 10);
