@@ -426,21 +426,21 @@ sweep(long long now)
 }
 
 /*
- * The connection parked longest (an idle keep-alive one, or one that has
- * sent nothing yet), or -1 when every connection is busy with a request.
- * The loads are sequentially consistent, as are
- * conn_park's and slot_free's stores before they look at l_full: so either
- * conn_room sees the slot parked or freed, or they see l_full set and put
- * the listener back.
+ * The slot in state st since longest (PARKED: an idle keep-alive
+ * connection, or one mid-head or yet to send; WAITING: one waiting for a
+ * request body), or -1 when none is.  The loads are sequentially
+ * consistent, as are conn_park's and slot_free's stores before they look
+ * at l_full: so either conn_room sees the slot parked or freed, or they
+ * see l_full set and put the listener back.
  */
 static int
-oldest_parked(void)
+oldest_in(int st)
 {
 	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), oldest = -1;
 
 	for (i = 0; i < hi; i++)
 		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_SEQ_CST) ==
-		    SLOT_PARKED && (oldest == -1 ||
+		    st && (oldest == -1 ||
 		    slots[i].s_since < slots[oldest].s_since))
 			oldest = i;
 	return oldest;
@@ -457,7 +457,7 @@ evict_oldest(void)
 {
 	int i, st;
 
-	while ((i = oldest_parked()) != -1) {
+	while ((i = oldest_in(SLOT_PARKED)) != -1) {
 		st = SLOT_PARKED;
 		if (__atomic_compare_exchange_n(&slots[i].s_state, &st,
 		    SLOT_ACTIVE, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
@@ -526,17 +526,9 @@ static int
 evict_waiter(int l)
 {
 	struct pollfd queued = { .fd = listener.l_fd[l], .events = POLLIN };
-	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), oldest = -1;
-	int st = SLOT_WAITING;
+	int oldest, st = SLOT_WAITING;
 
-	if (!ENABLE_BODIES)
-		return 0;
-	for (i = 0; i < hi; i++)
-		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) ==
-		    SLOT_WAITING && (oldest == -1 ||
-		    slots[i].s_since < slots[oldest].s_since))
-			oldest = i;
-	if (oldest == -1)
+	if (!ENABLE_BODIES || (oldest = oldest_in(SLOT_WAITING)) == -1)
 		return 0;
 	if (poll(&queued, 1, 0) != 1)
 		return 1;
@@ -556,13 +548,16 @@ evict_waiter(int l)
  * parked, having the longest wait for a body ended first when a client
  * is queued (evict_waiter), whose slot will be.  Nothing parked is closed
  * here: a client first passes the per-address check, so that one at its
- * limit cannot cost another client its connection.
+ * limit cannot cost another client its connection.  A body wait is cut
+ * before that check, which needs the accepted socket; the wait cut is
+ * the one that began longest ago, an attacker's while attackers hold the
+ * slots.
  */
 static int
 conn_room(int l)
 {
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
-	    oldest_parked() != -1)
+	    oldest_in(SLOT_PARKED) != -1)
 		return 1;
 	if (evict_waiter(l))
 		return 0;
@@ -570,7 +565,7 @@ conn_room(int l)
 	listener_update();
 	/* a slot freed or parked meanwhile did not see l_full set: look again */
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
-	    oldest_parked() != -1) {
+	    oldest_in(SLOT_PARKED) != -1) {
 		room_made();
 		return 1;
 	}
