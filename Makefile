@@ -273,7 +273,7 @@ check-fuzz: check-deps
 	@FUZZ_SECONDS=10 sh tests/fuzz/run.sh --check
 
 # make check-tsan: the concurrency tests once under ThreadSanitizer (not
-# part of make check: a pass takes minutes and found nothing so far)
+# part of make check: a pass takes minutes)
 TSAN_TESTS = tests/t/21-idle-connections.t tests/t/23-idle-threads.t \
 	tests/t/60-attack-*.t tests/t/80-h2.t \
 	tests/t/82-h2-streams.t tests/t/83-h2-address-share.t \

@@ -95,7 +95,7 @@ enum { SLOT_FREE, SLOT_ACTIVE, SLOT_PENDING, SLOT_PARKED,
 	SLOT_WAITING, SLOT_EVICTING, SLOT_EVICTED };	/* server_body_wait */
 struct slot {
 	struct conn	 s_conn;
-	long long	 s_since;	/* parked since, monotonic ms */
+	unsigned	 s_since;	/* parked or waiting since: since_now() */
 	int		 s_state;	/* SLOT_*, atomic */
 	int		 s_added;	/* in the epoll set (its thread's to change) */
 	int		 s_next;	/* free: the next free slot, or -1 */
@@ -115,6 +115,26 @@ struct slot {
  */
 static struct slot *slots;
 static __thread struct slot *serving;	/* this thread's connection */
+
+/*
+ * When a slot was parked, or began to wait for a body: the low 32 bits of
+ * now_ms(), written by the thread that parks (or waits) and read by any
+ * that evicts, so atomic; 32 bits, as MIPS32 has no 64-bit atomics without
+ * libatomic.  Differences of them are right for 24 days (compared as
+ * signed), and no slot stays parked or waiting past its timeout: an hour
+ * at most, a day for a CGI program's body.
+ */
+static void
+since_set(struct slot *s)
+{
+	__atomic_store_n(&s->s_since, (unsigned)now_ms(), __ATOMIC_RELAXED);
+}
+
+static unsigned
+since_of(const struct slot *s)
+{
+	return __atomic_load_n(&s->s_since, __ATOMIC_RELAXED);
+}
 /*
  * A head parked half-sent keeps its bytes here, stash_size() for each
  * slot, in front of the slot table in the same mapping: copied out when
@@ -364,7 +384,7 @@ conn_park(struct slot *s)
 	}
 	if (s->s_conn.c_len > 0)	/* mid-head: kept while parked */
 		memcpy(stash_of(s), s->s_conn.c_buf, s->s_conn.c_len);
-	s->s_since = now_ms();
+	since_set(s);
 	if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_PARKED, 0,
 	    __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
 		room_made();	/* it could make room for a new client */
@@ -402,7 +422,8 @@ sweep(long long now)
 		if (ENABLE_HTTP2)	/* an HTTP/2 connection has its own */
 			ttl = s->s_conn.c_h2 != NULL ? h2 : ka;
 		/* a head, or a TLS handshake, under way has its own */
-		due = s->s_conn.c_due != 0 ? s->s_conn.c_due : s->s_since + ttl;
+		due = s->s_conn.c_due != 0 ? s->s_conn.c_due :
+		    now - (unsigned)((unsigned)now - since_of(s)) + ttl;
 		if (due > now) {
 			if (due < next)
 				next = due;
@@ -437,12 +458,17 @@ static int
 oldest_in(int st)
 {
 	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), oldest = -1;
+	unsigned since, first = 0;
 
-	for (i = 0; i < hi; i++)
-		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_SEQ_CST) ==
-		    st && (oldest == -1 ||
-		    slots[i].s_since < slots[oldest].s_since))
+	for (i = 0; i < hi; i++) {
+		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_SEQ_CST) != st)
+			continue;
+		since = since_of(&slots[i]);
+		if (oldest == -1 || (int)(since - first) < 0) {
 			oldest = i;
+			first = since;
+		}
+	}
 	return oldest;
 }
 
@@ -500,7 +526,7 @@ server_body_wait(const struct conn *c, int on)
 	if (!ENABLE_BODIES || s == NULL || &s->s_conn != c)
 		return 0;	/* an HTTP/2 stream's body: its own thread */
 	if (on) {
-		s->s_since = now_ms();
+		since_set(s);
 		__atomic_store_n(&s->s_state, SLOT_WAITING, __ATOMIC_RELEASE);
 		return 0;
 	}
