@@ -32,7 +32,7 @@ body_start(struct conn *c, struct request *r, struct body *b, long long max)
 	if (max >= 0 && r->req_clen > max)
 		return -413;
 	if (r->req_expect != NULL) {
-		if (strcasecmp(r->req_expect, "100-continue") != 0)
+		if (strncasecmp(r->req_expect, "100-continue", 13) != 0)
 			return -417;
 		/* only worth it when the body is not on its way already */
 		b->b_continue = r->req_minor == 1 && c->c_pos == c->c_len;
@@ -77,10 +77,8 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 				ms = left > 0 ? left : 0;
 		}
 		/* meanwhile, at MAX_CONNECTIONS, a newcomer may have this
-		 * connection closed: see server_body_wait */
-		server_body_wait(c, 1);
-		if ((conn_wait_readable(c, (int)ms) <= 0) |
-		    server_body_wait(c, 0))
+		 * connection closed: see server_wait */
+		if (conn_wait_readable(c, (int)ms) <= 0)
 			return -1;
 	}
 	return conn_read(c, buf, n);

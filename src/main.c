@@ -194,7 +194,7 @@ close_inherited(void)
 	int fd, max = 1024;
 
 	/* the soft limit, not yet raised: usually 1024 closes, once */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536)
+	if (prlimit(0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.rlim_cur < 65536)
 		max = (int)rl.rlim_cur;
 	for (fd = 3; fd < max; fd++)
 		close(fd);
@@ -314,10 +314,12 @@ main(int argc, char *argv[])
 
 	/* limits: every connection needs a descriptor.  prlimit, as one
 	 * thread runs yet: musl's setrlimit brings the code that applies a
-	 * limit thread by thread on kernels without prlimit (0.7 KB).  On a
-	 * kernel before 2.6.36 (no prlimit) the soft limit stays; running
-	 * out of descriptors is handled (server.c) */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	 * limit thread by thread on kernels without prlimit (0.7 KB), and
+	 * its getrlimit a fallback for them too.  On a kernel before 2.6.36
+	 * (no prlimit) the soft limit stays, and is taken for unlimited
+	 * below; running out of descriptors is handled (server.c) */
+	if (prlimit(0, RLIMIT_NOFILE, NULL, &rl) == 0 &&
+	    rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		(void)prlimit(0, RLIMIT_NOFILE, &rl, NULL);
 	}
@@ -325,8 +327,8 @@ main(int argc, char *argv[])
 	 * upper half of the limit and within FD_SCARCE of it.  Half alone
 	 * turned the cache off for every request once most of a large limit
 	 * went to idle clients (19,000 of 20,000: four system calls more) */
-	lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 0x7fffffff ?
-	    (int)rl.rlim_cur : 0x7fffffff;
+	lim = prlimit(0, RLIMIT_NOFILE, NULL, &rl) == 0 &&
+	    rl.rlim_cur < 0x7fffffff ? (int)rl.rlim_cur : 0x7fffffff;
 	settings.set_fd_cache_max = lim - FD_SCARCE > lim / 2 ?
 	    lim - FD_SCARCE : lim / 2;
 	/* /dev/null, opened before the jail, which has none: it keeps 0-2

@@ -373,7 +373,7 @@ server_stopping(void)
 extern __thread int server_turn;
 int	 server_yield_turn(void);
 int	 server_shed_idle(void);
-int	 server_body_wait(const struct conn *, int);
+int	 server_wait(struct conn *, short, int);
 int	 server_thread(void *(*)(void *), void *);
 const unsigned char *server_peer(const struct conn *);
 /*

@@ -35,26 +35,12 @@ plain_read(struct conn *c, void *buf, size_t n)
 	return r;
 }
 
-static int
-plain_wait(struct conn *c, short events, int ms)
-{
-	struct pollfd pfd = { .fd = c->c_fd, .events = events };
-	int r;
-
-	if (server_yield() != 0)
-		return -1;
-	do
-		r = poll(&pfd, 1, ms);
-	while (r == -1 && errno == EINTR);
-	return r;
-}
-
 /* After EAGAIN on a write: waits for room.  0, or -1 on time-out or when
  * it may not wait (then the client, stuck, is closed). */
 static int
 wait_writable(struct conn *c)
 {
-	return plain_wait(c, POLLOUT, CONFIG_REQUEST_TIMEOUT * 1000) > 0 ?
+	return server_wait(c, POLLOUT, CONFIG_REQUEST_TIMEOUT * 1000) > 0 ?
 	    0 : -1;
 }
 
@@ -139,7 +125,7 @@ plain_close(struct conn *c, int drain)
 		shutdown(c->c_fd, SHUT_WR);
 		deadline = now_ms() + LINGER_MS;
 		while (now_ms() < deadline &&
-		    plain_wait(c, POLLIN, (int)(deadline - now_ms())) > 0 &&
+		    server_wait(c, POLLIN, (int)(deadline - now_ms())) > 0 &&
 		    plain_read(c, sink, sizeof(sink)) > 0)
 			;
 	}
@@ -151,7 +137,7 @@ const struct transport plain_transport = {
 	.t_writev = plain_writev,
 	.t_sendfile = ENABLE_SENDFILE ? plain_sendfile : NULL,
 	.t_pending = NULL,
-	.t_wait = plain_wait,
+	.t_wait = server_wait,
 	.t_close = plain_close,
 	.t_kernel_copy = 1,
 };

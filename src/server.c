@@ -33,7 +33,7 @@ int server_stop;
 enum {
 	SPARE_MAX = 64,		/* more threads than this waiting: exit */
 	SPARE_IDLE_S = 10,	/* a spare idle this long exits, but one */
-	EV_BATCH = 28,		/* events taken per epoll_wait */
+	EV_BATCH = 32,		/* events taken per epoll_wait */
 	ACCEPT_BATCH = 64,	/* accepts between two epoll_waits, at most */
 	EV_LISTENER = -1,	/* the event's tag for listener 0; -2 for 1 */
 	LISTENERS = 1 + ENABLE_TLS,	/* plain HTTP, then HTTPS */
@@ -65,7 +65,7 @@ __thread int server_turn;		/* this thread holds the turn */
 static struct turn {
 	pthread_mutex_t	 t_lock;
 	int		 t_epfd;	/* the epoll set (any thread may change it) */
-	struct epoll_event t_evs[EV_BATCH];
+	struct epoll_event *t_evs;	/* EV_BATCH, behind the slot table */
 	int		 t_ev_n, t_ev_i;
 	int		 t_accepts;	/* accepted since the last epoll_wait */
 	long long	 t_next_sweep;
@@ -92,7 +92,7 @@ static struct pool {
  * wake the turn holder for every packet.
  */
 enum { SLOT_FREE, SLOT_ACTIVE, SLOT_PENDING, SLOT_PARKED,
-	SLOT_WAITING, SLOT_EVICTING, SLOT_EVICTED };	/* server_body_wait */
+	SLOT_WAITING, SLOT_EVICTING, SLOT_EVICTED };	/* server_wait */
 struct slot {
 	struct conn	 s_conn;
 	unsigned	 s_since;	/* parked or waiting since: since_now() */
@@ -507,32 +507,40 @@ server_shed_idle(void)
 }
 
 /*
- * A thread that waits for its client's request body (on no turn; its
- * socket out of the epoll set) says so before (on 1) and after (on 0)
- * the wait.  Meanwhile, at MAX_CONNECTIONS with nothing parked, the turn
- * holder may end the wait that started longest ago (evict_waiter): it
- * shuts the socket down, which wakes the waiter, and the waiter's thread
- * closes the connection and frees the slot as for a client gone.  Then
- * the call on 0 returns -1.  EVICTING keeps the descriptor open (and its
- * number ours) until the shutdown is done.  Slow bodies from many
- * addresses (R-U-Dead-Yet) so cannot lock newcomers out.
+ * Waits up to ms for events on a client's socket (the transports' t_wait):
+ * >0 ready, 0 timed out, -1 when it may not wait (no thread could take
+ * the turn) or was cut.  Waiting, the thread is off the turn and its
+ * socket out of the epoll set, and its slot is WAITING.  Meanwhile, at
+ * MAX_CONNECTIONS with nothing parked, the turn holder may end the wait
+ * that started longest ago (evict_waiter): it shuts the socket down,
+ * which wakes the waiter, and the waiter's thread closes the connection
+ * and frees the slot as for a client gone.  EVICTING keeps the descriptor
+ * open (and its number ours) until the shutdown is done.  Slow request
+ * bodies (R-U-Dead-Yet) and replies not read (slow reads) from many
+ * addresses so cannot lock newcomers out.  An HTTP/2 stream's thread
+ * serves no slot of its own: its waits are not marked.
  */
 int
-server_body_wait(const struct conn *c, int on)
+server_wait(struct conn *c, short events, int ms)
 {
+	struct pollfd pfd = { .fd = c->c_fd, .events = events };
 	struct slot *s = serving;
-	int st = SLOT_WAITING;
+	int r, st = SLOT_WAITING;
 
-	if (!ENABLE_BODIES || s == NULL || &s->s_conn != c)
-		return 0;	/* an HTTP/2 stream's body: its own thread */
-	if (on) {
+	if (server_yield() != 0)
+		return -1;
+	if (s != NULL && &s->s_conn != c)
+		s = NULL;
+	if (s != NULL) {
 		since_set(s);
 		__atomic_store_n(&s->s_state, SLOT_WAITING, __ATOMIC_RELEASE);
-		return 0;
 	}
-	if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE, 0,
-	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return 0;
+	do
+		r = poll(&pfd, 1, ms);
+	while (r == -1 && errno == EINTR);
+	if (s == NULL || __atomic_compare_exchange_n(&s->s_state, &st,
+	    SLOT_ACTIVE, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return r;
 	while (__atomic_load_n(&s->s_state, __ATOMIC_ACQUIRE) == SLOT_EVICTING)
 		sched_yield();
 	__atomic_store_n(&s->s_state, SLOT_ACTIVE, __ATOMIC_RELEASE);
@@ -540,13 +548,13 @@ server_body_wait(const struct conn *c, int on)
 }
 
 /*
- * Every slot taken, none parked: when bodies are being waited for, ends
- * the wait that started longest ago (server_body_wait) for a client
- * queued on listener l; its slot is freed later, by its own thread.
- * Returns 1 when no client is queued yet: the listener (level-triggered)
- * then stays in the epoll set, to tell when one is.  The listener is
- * asked again after every accept, queue or not, and a slow body must not
- * be cut for no one.
+ * Every slot taken, none parked: when threads wait for their clients,
+ * ends the wait that started longest ago (server_wait) for a
+ * client queued on listener l; its slot is freed later, by its own
+ * thread.  Returns 1 when no client is queued yet: the listener
+ * (level-triggered) then stays in the epoll set, to tell when one is.
+ * The listener is asked again after every accept, queue or not, and a
+ * slow client must not be cut for no one.
  */
 static int
 evict_waiter(int l)
@@ -554,7 +562,7 @@ evict_waiter(int l)
 	struct pollfd queued = { .fd = listener.l_fd[l], .events = POLLIN };
 	int oldest, st = SLOT_WAITING;
 
-	if (!ENABLE_BODIES || (oldest = oldest_in(SLOT_WAITING)) == -1)
+	if ((oldest = oldest_in(SLOT_WAITING)) == -1)
 		return 0;
 	if (poll(&queued, 1, 0) != 1)
 		return 1;
@@ -1064,7 +1072,7 @@ server_run(int ready)
 	/* address space: a page is touched per slot, or stash page, used
 	 * (configure bounds MAX_CONNECTIONS * HEAD_MAX to 1 GiB) */
 	len = (unsigned long long)CONFIG_MAX_CONNECTIONS * (stash_size() +
-	    sizeof(*slots));
+	    sizeof(*slots)) + EV_BATCH * sizeof(*turn.t_evs);
 	stash = len > SIZE_MAX ? MAP_FAILED : mmap(NULL, (size_t)len,
 	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
 	    MAP_NORESERVE, -1, 0);
@@ -1080,6 +1088,7 @@ server_run(int ready)
 	}
 	slots = (struct slot *)(stash + (size_t)CONFIG_MAX_CONNECTIONS *
 	    stash_size());
+	turn.t_evs = (struct epoll_event *)(slots + CONFIG_MAX_CONNECTIONS);
 	if (ready != -1) {
 		/* detached and serving: tell the launcher, then let go of its
 		 * terminal or pipes (stdout stays when it is the log) */

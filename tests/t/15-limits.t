@@ -1,14 +1,18 @@
 #!/usr/bin/perl
 # Limits: at MAX_CONNECTIONS the connection parked longest (idle, with
 # nothing sent yet, or with half a head) is closed to make room for a new
-# client; when every slot is busy with a request, further clients wait in
-# the listen backlog until a slot frees.  Running out of file descriptors (EMFILE from
+# client; when every slot waits for its client (an unread reply), the
+# wait that began longest ago is cut for a newcomer; when every slot is
+# busy with a request that waits for no client (a program at work),
+# further clients wait in the listen backlog until a slot frees.  Running out of file descriptors (EMFILE from
 # accept) makes room the same way, and neither kills the server nor makes
 # it spin.
 
 use strict;
 use warnings;
 
+use IO::Select;
+use IO::Socket::IP;
 use Socket qw(SOL_SOCKET SO_RCVBUF);
 use Time::HiRes qw(time sleep);
 use Test::More;
@@ -69,11 +73,13 @@ sub get_on {
 }
 $t->stop();
 
-# Every slot busy with a request (a reply its client does not read): a
-# newcomer waits in the backlog.
+# Every slot waiting for its client to read a reply (slow reads): the
+# wait that began longest ago is cut for a newcomer, who is answered at
+# once; the other reply goes on whole.  Before, the newcomer waited in
+# the backlog for REQUEST_TIMEOUT.
 {
 	my $b = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 2,
-		MAX_CONNECTIONS_PER_IP => 0 });
+		MAX_CONNECTIONS_PER_IP => 0, REQUEST_TIMEOUT => 30 });
 	$b->write_file('a.txt', "aaa\n");
 	$b->write_file('big.bin', 'z' x (16 << 20));
 	$b->run();
@@ -81,19 +87,60 @@ $t->stop();
 	my @busy = map { my $s = IO::Socket::IP->new(PeerHost => '127.0.0.1',
 		PeerPort => $b->port, Sockopts => [[SOL_SOCKET, SO_RCVBUF, 4096]])
 		or die "connect: $@";
-		http_send($s, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n"); $s } 1 .. 2;
+		http_send($s, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+		sleep 0.3; $s } 1 .. 2;
+	my $c3 = http_connect();
+	my $t0 = time;
+	my $r = get_on($c3, timeout => 5 * $slack);
+	my $el = time - $t0;
+	is($r && $r->{status}, 200, 'both slots waiting for unread replies: a third is served');
+	ok($el < 1 * $slack, '... at once') or diag(sprintf '%.2f s', $el);
+	# what each of the two gets, read now to the end: the one cut gets
+	# what was queued for it, then the end of the stream
+	my $drain = sub {
+		my ($s) = @_;
+		my ($n, $buf, $got) = (0, '', 0);
+		my $sel = IO::Select->new($s);
+		while ($sel->can_read(5 * $slack) && ($n = sysread($s, $buf, 1 << 16))) {
+			$got += $n;
+		}
+		return $got;
+	};
+	cmp_ok($drain->($busy[0]), '<', 16 << 20, '... the reply stalled longest was cut for it');
+	cmp_ok($drain->($busy[1]), '>', 16 << 20, '... the other came whole');
+	close $_ for @busy;
+	$b->stop();
+}
+
+# Every slot busy with a request that waits for no client (a CGI program
+# at work): a newcomer waits in the backlog until a slot frees.
+SKIP: {
+	my $dir = MrhttpdTest::fixed_dir('cgi-15');
+	mkdir "$dir/cgi-bin";
+	MrhttpdTest::spew("$dir/cgi-bin/slow.sh", "#!/bin/sh\nsleep 2\n"
+		. "printf 'Content-Type: text/plain\\nContent-Length: 5\\n\\nslow\\n'\n",
+		0755);
+	my $b = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 2,
+		MAX_CONNECTIONS_PER_IP => 0, CGI_PATH => '/cgi-bin',
+		CGI_DIR => "$dir/cgi-bin" });
+	skip('no CGI in this build', 4) unless $b->feature('cgi');
+	$b->write_file('a.txt', "aaa\n");
+	$b->run();
+	sleep 0.3;
+	my @busy = map { my $s = http_connect();
+		http_send($s, "GET /cgi-bin/slow.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+		$s } 1 .. 2;
 	sleep 0.3;
 	my $c3 = http_connect();	# completes in the listen backlog
 	my $r = get_on($c3, timeout => 1);
-	ok(!$r, 'both slots busy with a reply: the third gets no answer yet');
-	close $busy[0];		# unread: a reset, and the slot is free
+	ok(!$r, 'both slots busy with a program: the third gets no answer yet');
 	my $t0 = time;
 	$r = read_response($c3, timeout => 5 * $slack);
 	my $el = time - $t0;
 	is($r && $r->{status}, 200, 'third connection answered once a slot freed');
 	ok($el < 3 * $slack, 'third connection answered promptly') or diag("after $el s");
-	$r = get_on($c3);
-	is($r && $r->{status}, 200, 'third connection keeps working');
+	$r = read_response($busy[0], timeout => 5 * $slack);
+	is($r && $r->{body}, "slow\n", 'the program\'s reply was not cut');
 	$b->stop();
 }
 

@@ -22,6 +22,9 @@
 #   (d)		32 slow PUT bodies from four addresses, reconnecting: the
 #		longest wait for a body is ended to make room for the
 #		normal client, and nothing of the uploads stays
+#   (e)		32 slow reads from four addresses: GETs of a big file
+#		whose replies are never read; the longest wait to write is
+#		ended to make room for the normal client
 # Old servers without the MAX_CONNECTIONS_PER_IP key are run without it
 # (and fail the asserts that need it).
 
@@ -29,6 +32,8 @@ use strict;
 use warnings;
 
 use IO::Select;
+use IO::Socket::IP;
+use Socket qw(SOL_SOCKET SO_RCVBUF);
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest;
@@ -256,6 +261,37 @@ SKIP: {
 	$d->stop();
 	my @left = grep { !/keep\.txt$/ } glob($d->htdocs . '/up/* ' . $d->htdocs . '/up/.[!.]*');
 	is("@left", '', 'slow bodies: no upload or temporary file left behind');
+}
+
+# --- (e): slow reads from four addresses ---------------------------------------------
+# 32 clients with small receive buffers GET a 16 MB file and read
+# nothing.  A reply being written waits on its thread for room in the
+# socket: the wait that began longest ago is ended to make room for the
+# normal client.  Before, the newcomer waited for REQUEST_TIMEOUT.
+{
+	my $e = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 32,
+		($PER_IP_KEY ? (MAX_CONNECTIONS_PER_IP => 8) : ()),
+		KEEPALIVE_TIMEOUT => 30, REQUEST_TIMEOUT => 20 });
+	$e->write_file('probe.txt', "probe\n");
+	$e->write_file('big.bin', 'z' x (16 << 20));
+	$e->run();
+	sleep 0.2;
+	my @slow;
+	for my $i (0 .. 31) {
+		my $s = IO::Socket::IP->new(LocalHost => $FOUR[$i % 4],
+			PeerHost => '127.0.0.1', PeerPort => $e->port,
+			Sockopts => [[SOL_SOCKET, SO_RCVBUF, 4096]]) or last;
+		http_send($s, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+		push @slow, $s;
+	}
+	is(scalar @slow, 32, 'slow reads: 32 connections opened');
+	sleep 0.5;	# every reply stuck in its socket
+	my $p = probe_start(port => $e->port, addr => '127.0.0.1');
+	sleep $HOLD;
+	probe_check(probe_stop($p), 'slots-slow-reads-4-addrs');
+	ok($e->alive, 'slow reads: the server is still running');
+	close $_ for @slow;
+	$e->stop();
 }
 
 $t->done_testing();

@@ -29,7 +29,7 @@
 #pragma weak server_turn
 #pragma weak server_yield_turn
 #pragma weak server_shed_idle
-#pragma weak server_body_wait
+#pragma weak server_wait
 /* the transport (transport.c; the rest are inlines over c_tr) */
 #pragma weak conn_copyfile
 /* body.c */
