@@ -39,6 +39,8 @@ enum {
 	LISTENERS = 1 + ENABLE_TLS,	/* plain HTTP, then HTTPS */
 	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
 	NOTSENT_LOWAT = 16384,	/* writable while less than this waits to go */
+	/* one over the limit: a newcomer's, while the wait cut for it ends */
+	SLOTS = CONFIG_MAX_CONNECTIONS + 1,
 };
 
 /*
@@ -472,6 +474,22 @@ oldest_in(int st)
 	return oldest;
 }
 
+/* Makes the slot in state from since longest its own, in state to: its
+ * index, or -1 when none is in that state. */
+static int
+take_oldest(int from, int to)
+{
+	int i, st;
+
+	while ((i = oldest_in(from)) != -1) {
+		st = from;
+		if (__atomic_compare_exchange_n(&slots[i].s_state, &st, to, 0,
+		    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			break;
+	}
+	return i;
+}
+
 /*
  * Makes room by closing the connection parked longest (nginx's reusable
  * connections).  Returns 1 when one was closed, 0 when none could be.
@@ -481,17 +499,11 @@ oldest_in(int st)
 static int
 evict_oldest(void)
 {
-	int i, st;
+	int i = take_oldest(SLOT_PARKED, SLOT_ACTIVE);
 
-	while ((i = oldest_in(SLOT_PARKED)) != -1) {
-		st = SLOT_PARKED;
-		if (__atomic_compare_exchange_n(&slots[i].s_state, &st,
-		    SLOT_ACTIVE, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			slot_close(&slots[i]);
-			return 1;
-		}
-	}
-	return 0;
+	if (i != -1)
+		slot_close(&slots[i]);
+	return i != -1;
 }
 
 /*
@@ -512,7 +524,7 @@ server_shed_idle(void)
  * the turn) or was cut.  Waiting, the thread is off the turn and its
  * socket out of the epoll set, and its slot is WAITING.  Meanwhile, at
  * MAX_CONNECTIONS with nothing parked, the turn holder may end the wait
- * that started longest ago (evict_waiter): it shuts the socket down,
+ * that started longest ago (cut_waiter): it shuts the socket down,
  * which wakes the waiter, and the waiter's thread closes the connection
  * and frees the slot as for a client gone.  EVICTING keeps the descriptor
  * open (and its number ours) until the shutdown is done.  Slow request
@@ -548,58 +560,50 @@ server_wait(struct conn *c, short events, int ms)
 }
 
 /*
- * Every slot taken, none parked: when threads wait for their clients,
- * ends the wait that started longest ago (server_wait) for a
- * client queued on listener l; its slot is freed later, by its own
- * thread.  Returns 1 when no client is queued yet: the listener
- * (level-triggered) then stays in the epoll set, to tell when one is.
- * The listener is asked again after every accept, queue or not, and a
- * slow client must not be cut for no one.
+ * Every slot taken, none parked, and a newcomer admitted (its address
+ * passed MAX_CONNECTIONS_PER_IP): ends the wait for a client that began
+ * longest ago (server_wait), so that its slot is freed, by its own
+ * thread, soon after the newcomer has taken the one slot over the limit.
+ * Returns 1 when one was cut, 0 when no thread waits for its client.
  */
 static int
-evict_waiter(int l)
+cut_waiter(void)
 {
-	struct pollfd queued = { .fd = listener.l_fd[l], .events = POLLIN };
-	int oldest, st = SLOT_WAITING;
+	int i = take_oldest(SLOT_WAITING, SLOT_EVICTING);
 
-	if ((oldest = oldest_in(SLOT_WAITING)) == -1)
+	if (i == -1)
 		return 0;
-	if (poll(&queued, 1, 0) != 1)
-		return 1;
-	/* unless it is done waiting meanwhile: then room may come anyway */
-	if (__atomic_compare_exchange_n(&slots[oldest].s_state, &st,
-	    SLOT_EVICTING, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-		shutdown(slots[oldest].s_conn.c_fd, SHUT_RDWR);
-		__atomic_store_n(&slots[oldest].s_state, SLOT_EVICTED,
-		    __ATOMIC_RELEASE);
-	}
-	return 0;
+	shutdown(slots[i].s_conn.c_fd, SHUT_RDWR);
+	__atomic_store_n(&slots[i].s_state, SLOT_EVICTED, __ATOMIC_RELEASE);
+	return 1;
 }
 
 /*
  * Could one more connection get a slot: is one free, or parked and so
- * evictable?  When not, takes the listener out until a slot is freed or
- * parked, having the longest wait for a body ended first when a client
- * is queued (evict_waiter), whose slot will be.  Nothing parked is closed
- * here: a client first passes the per-address check, so that one at its
- * limit cannot cost another client its connection.  A body wait is cut
- * before that check, which needs the accepted socket; the wait cut is
- * the one that began longest ago, an attacker's while attackers hold the
- * slots.
+ * evictable, or does a thread wait for its client (a slow body or an
+ * unread reply) while the slot over the limit is free?  When not, takes
+ * the listener out until a slot is freed or parked.  Nothing is closed or
+ * cut here: a client first passes the per-address check (conn_accept),
+ * so that one at its limit cannot cost another client its connection.
  */
 static int
-conn_room(int l)
+room_for_one(void)
 {
-	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
-	    oldest_in(SLOT_PARKED) != -1)
+	int n = __atomic_load_n(&conns, __ATOMIC_SEQ_CST);
+
+	return n < CONFIG_MAX_CONNECTIONS || oldest_in(SLOT_PARKED) != -1 ||
+	    (n == CONFIG_MAX_CONNECTIONS && oldest_in(SLOT_WAITING) != -1);
+}
+
+static int
+conn_room(void)
+{
+	if (room_for_one())
 		return 1;
-	if (evict_waiter(l))
-		return 0;
 	__atomic_store_n(&listener.l_full, 1, __ATOMIC_SEQ_CST);
 	listener_update();
 	/* a slot freed or parked meanwhile did not see l_full set: look again */
-	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) < CONFIG_MAX_CONNECTIONS ||
-	    oldest_in(SLOT_PARKED) != -1) {
+	if (room_for_one()) {
 		room_made();
 		return 1;
 	}
@@ -701,7 +705,7 @@ conn_accept(int l)
 		listener_update();	/* out of the set for good */
 		return NULL;
 	}
-	if (!conn_room(l))
+	if (!conn_room())
 		return NULL;
 	if (turn.t_spare_fd == -1)	/* given up last time: take it back */
 		turn.t_spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);
@@ -709,10 +713,12 @@ conn_accept(int l)
 		return NULL;
 	/* at MAX_CONNECTIONS: the room conn_room saw is made now (unless a
 	 * thread short of descriptors took that parked slot meanwhile,
-	 * which freed one just the same) */
+	 * which freed one just the same), else a wait for a client is cut
+	 * and the newcomer takes the slot over the limit meanwhile */
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) >= CONFIG_MAX_CONNECTIONS &&
-	    !evict_oldest() &&
-	    __atomic_load_n(&conns, __ATOMIC_SEQ_CST) >= CONFIG_MAX_CONNECTIONS) {
+	    !evict_oldest() && (i = __atomic_load_n(&conns,
+	    __ATOMIC_SEQ_CST)) >= CONFIG_MAX_CONNECTIONS &&
+	    (i > CONFIG_MAX_CONNECTIONS || !cut_waiter())) {
 		peer_del(key);
 		conn_refuse(fd, &peer, "MAX_CONNECTIONS reached");
 		return NULL;
@@ -980,7 +986,7 @@ spawn_worker(void)
 	pthread_t t;
 
 	if (__atomic_add_fetch(&pool.p_workers, 1, __ATOMIC_ACQ_REL) >
-	    CONFIG_MAX_CONNECTIONS + 1) {
+	    SLOTS + 1) {
 		__atomic_sub_fetch(&pool.p_workers, 1, __ATOMIC_ACQ_REL);
 		return -1;
 	}
@@ -1071,8 +1077,8 @@ server_run(int ready)
 	sigaddset(&set, SIGHUP);
 	/* address space: a page is touched per slot, or stash page, used
 	 * (configure bounds MAX_CONNECTIONS * HEAD_MAX to 1 GiB) */
-	len = (unsigned long long)CONFIG_MAX_CONNECTIONS * (stash_size() +
-	    sizeof(*slots)) + EV_BATCH * sizeof(*turn.t_evs);
+	len = (unsigned long long)SLOTS * (stash_size() + sizeof(*slots)) +
+	    EV_BATCH * sizeof(*turn.t_evs);
 	stash = len > SIZE_MAX ? MAP_FAILED : mmap(NULL, (size_t)len,
 	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
 	    MAP_NORESERVE, -1, 0);
@@ -1086,9 +1092,8 @@ server_run(int ready)
 		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
 		_exit(1);
 	}
-	slots = (struct slot *)(stash + (size_t)CONFIG_MAX_CONNECTIONS *
-	    stash_size());
-	turn.t_evs = (struct epoll_event *)(slots + CONFIG_MAX_CONNECTIONS);
+	slots = (struct slot *)(stash + (size_t)SLOTS * stash_size());
+	turn.t_evs = (struct epoll_event *)(slots + SLOTS);
 	if (ready != -1) {
 		/* detached and serving: tell the launcher, then let go of its
 		 * terminal or pipes (stdout stays when it is the log) */

@@ -22,6 +22,8 @@
 #   (d)		32 slow PUT bodies from four addresses, reconnecting: the
 #		longest wait for a body is ended to make room for the
 #		normal client, and nothing of the uploads stays
+#   (d2)	a client refused for its address (503) cuts no upload;
+#		one admitted from another address has the oldest cut
 #   (e)		32 slow reads from four addresses: GETs of a big file
 #		whose replies are never read; the longest wait to write is
 #		ended to make room for the normal client
@@ -261,6 +263,49 @@ SKIP: {
 	$d->stop();
 	my @left = grep { !/keep\.txt$/ } glob($d->htdocs . '/up/* ' . $d->htdocs . '/up/.[!.]*');
 	is("@left", '', 'slow bodies: no upload or temporary file left behind');
+}
+
+# --- (d2): a client refused for its address cuts no one's upload ---------------------
+# Every slot waits for a body: a victim's PUT (the oldest wait), then 31
+# more from four addresses.  A ninth connection from one of those
+# addresses is refused (503) before anything is cut, so the victim's
+# upload goes on; a newcomer from another address is admitted, and the
+# wait that began longest ago, the victim's, is cut for it.  Before, the
+# refused one cost the victim its upload.
+SKIP: {
+	skip('no MAX_CONNECTIONS_PER_IP', 5) unless $PER_IP_KEY;
+	my $d = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 32,
+		MAX_CONNECTIONS_PER_IP => 8, KEEPALIVE_TIMEOUT => 30,
+		REQUEST_TIMEOUT => 20, PUT_PATH => '/up' });
+	skip('no PUT in this build', 5)
+		unless ($d->version_info->{features}{put} // '') eq 'yes';
+	$d->write_file('probe.txt', "probe\n");
+	$d->run();
+	sleep 0.2;
+	my $put = "PUT /up/slow.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nthe start";
+	my $from = sub {
+		my $s = IO::Socket::IP->new(LocalHost => $_[0], PeerHost => '127.0.0.1',
+			PeerPort => $d->port) or return undef;
+		http_send($s, $put);
+		return $s;
+	};
+	my $victim = $from->('127.0.0.6');
+	sleep 0.3;	# its wait begins first
+	my @held = grep { defined } map { $from->($FOUR[$_ % 4]) } 0 .. 30;
+	is(scalar @held, 31, 'refused newcomer: 32 slow bodies in the 32 slots');
+	sleep 0.5;
+	my $ninth = IO::Socket::IP->new(LocalHost => $FOUR[0],
+		PeerHost => '127.0.0.1', PeerPort => $d->port);
+	my $r = $ninth && get_on($ninth, timeout => 3);
+	is($r && $r->{status}, 503, '... a ninth from one address: 503');
+	ok(!defined wait_closed($victim, 1), '... and the oldest upload goes on');
+	my $new = IO::Socket::IP->new(LocalHost => '127.0.0.7',
+		PeerHost => '127.0.0.1', PeerPort => $d->port);
+	$r = $new && get_on($new, timeout => 3);
+	is($r && $r->{status}, 200, '... a newcomer from another address is served');
+	ok(defined wait_closed($victim, 3), '... the oldest upload cut for it');
+	close $_ for @held, $victim;
+	$d->stop();
 }
 
 # --- (e): slow reads from four addresses ---------------------------------------------
