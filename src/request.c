@@ -8,20 +8,26 @@
  * What each byte may be, one table for the whole head, so that each byte
  * is looked at once: C_TCHAR for methods and field names (tchar, RFC 9110
  * 5.6.2), C_TARGET for the request-target (visible ASCII and obs-text),
- * C_VALUE for field values (those, SP and HTAB).  CR, LF, NUL and the
- * other controls are in no class: every scan stops at them.
+ * C_VALUE for field values (those, SP and HTAB), C_HOST for Host (a
+ * reg-name, an IP literal and a port: RFC 9112 3.2, RFC 3986 3.2.2).  CR,
+ * LF, NUL and the other controls are in no class: every scan stops at them.
  */
-enum { C_TCHAR = 1, C_TARGET = 2, C_VALUE = 4 };
+enum { C_TCHAR = 1, C_TARGET = 2, C_VALUE = 4, C_HOST = 8 };
 #define TV	(C_TCHAR | C_TARGET | C_VALUE)
 #define V	(C_TARGET | C_VALUE)
+#define H	C_HOST
 static const unsigned char cls[256] = {
 	['\t'] = C_VALUE, [' '] = C_VALUE,
-	['!'] = TV, ['"'] = V, ['#' ... '\''] = TV, ['('] = V, [')'] = V,
-	['*'] = TV, ['+'] = TV, [','] = V, ['-'] = TV, ['.'] = TV, ['/'] = V,
-	['0' ... '9'] = TV, [':' ... '@'] = V, ['A' ... 'Z'] = TV,
-	['[' ... ']'] = V, ['^' ... 'z'] = TV, ['{'] = V, ['|'] = TV,
-	['}'] = V, ['~'] = TV, [0x80 ... 0xff] = V,
+	['!'] = TV | H, ['"'] = V, ['#'] = TV, ['$' ... '\''] = TV | H,
+	['('] = V | H, [')'] = V | H, ['*'] = TV | H, ['+'] = TV | H,
+	[','] = V | H, ['-'] = TV | H, ['.'] = TV | H, ['/'] = V,
+	['0' ... '9'] = TV | H, [':'] = V | H, [';'] = V | H, ['<'] = V,
+	['='] = V | H, ['>' ... '@'] = V, ['A' ... 'Z'] = TV | H,
+	['['] = V | H, ['\\'] = V, [']'] = V | H, ['^'] = TV,
+	['_'] = TV | H, ['`'] = TV, ['a' ... 'z'] = TV | H, ['{'] = V,
+	['|'] = TV, ['}'] = V, ['~'] = TV | H, [0x80 ... 0xff] = V,
 };
+#undef H
 #undef TV
 #undef V
 
@@ -222,14 +228,17 @@ static int
 request_field(struct request *r, const struct header *h, const char *v,
     int *conn)
 {
+	const char *e;
 	long long n;
 	int rc;
 
 	switch (field_of(h->h_name, h->h_name_len)) {
 	case F_OTHER:
 		break;
-	case F_HOST:
-		if (r->req_host != NULL)
+	case F_HOST:	/* one, of host characters only (RFC 9112 3.2) */
+		for (e = v; cls[(unsigned char)*e] & C_HOST; e++)
+			;
+		if (r->req_host != NULL || *e != '\0')
 			return -400;
 		r->req_host = v;
 		break;

@@ -91,7 +91,24 @@ my @cases = (
 	['%00 in the path', "GET /a.txt%00.html HTTP/1.1\r\n$H\r\n", 400],
 	['target without slash', "GET a.txt HTTP/1.1\r\n$H\r\n", 400],
 	['empty request target', "GET  HTTP/1.1\r\n$H\r\n", 400],
+	# RFC 9112 3.2: a Host that is no host[:port] is refused, so that
+	# no program gets it for SERVER_NAME
+	['Host with a path', "GET /a.txt HTTP/1.1\r\nHost: evil.com/<script>\r\n\r\n", 400],
+	['Host with a space', "GET /a.txt HTTP/1.1\r\nHost: a b\r\n\r\n", 400],
+	['Host with a quote', "GET /a.txt HTTP/1.1\r\nHost: a\"b\r\n\r\n", 400],
+	['Host with userinfo', "GET /a.txt HTTP/1.1\r\nHost: u\@h\r\n\r\n", 400],
+	['Host with obs-text', "GET /a.txt HTTP/1.1\r\nHost: x\xff\r\n\r\n", 400],
+	['Host with a query', "GET /a.txt HTTP/1.1\r\nHost: h?q\r\n\r\n", 400],
+	['Host with a backslash', "GET /a.txt HTTP/1.1\r\nHost: h\\x\r\n\r\n", 400],
 );
+
+# ... and every host the RFC allows is taken: names with _ and ~,
+# percent-encoding, sub-delims, IP literals, ports, and an empty Host
+for my $host ('my_router.lan', 'a-b.example:8080', '[::1]:80', '[fe80::1]',
+    '127.0.0.1:8080', 'x%41y', "a!\$&'()*+,;=b", '~h', '') {
+	my ($r) = send_raw("GET /a.txt HTTP/1.1\r\nHost: $host\r\n\r\n");
+	is($r && $r->{status}, 200, "Host: '$host' is taken");
+}
 
 for my $c (@cases) {
 	my ($name, $bytes, $want, $must_close) = @$c;
