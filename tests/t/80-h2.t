@@ -164,6 +164,13 @@ ok($out =~ /recv SETTINGS frame/ && $out =~ /recv \(stream_id=\d+\) :status: 200
 	$out =~ /recv DATA frame <length=14, flags=0x01, stream_id=\d+>/,
 	'nghttp -nv: SETTINGS, HEADERS with :status 200, DATA with END_STREAM');
 
+# :authority is checked as Host is: one nghttp2 lets through ('@' is in
+# its set) but that is no host[:port] gets 400, a sound one 200
+$r = h2c("$base/", '-H', 'Host: u@h');
+is($r->{status}, 400, ':authority with userinfo: 400, as a Host would get');
+$r = h2c("$base/", '-H', 'Host: my_router.lan:8080');
+is($r->{status}, 200, ':authority with _ and a port: 200');
+
 # --- the protocol: h2spec, every case --------------------------------------
 for my $tls (0, 1) {
 	($rc, $out) = run_cmd('timeout', '300', $h2spec, '-h', '127.0.0.1',
