@@ -325,6 +325,8 @@ int
 http_date_parse(const char *s, time_t *t)
 {
 	const char *p = strchr(s, ' ');
+	struct tm tm;
+	time_t v;
 	int d, m, y, hh, mm, ss;
 
 	if (p == NULL)
@@ -349,11 +351,9 @@ http_date_parse(const char *s, time_t *t)
 		/* RFC 9110 5.6.7: a two-digit year more than 50 years
 		 * ahead is in the past century */
 		if ((y = digits(p + 7, 2)) >= 0) {
-			struct tm now;
-
-			time_utc(time(NULL), &now);
-			y += (now.tm_year + 1900) / 100 * 100;
-			if (y > now.tm_year + 1900 + 50)
+			time_utc(time(NULL), &tm);
+			y += (tm.tm_year + 1900) / 100 * 100;
+			if (y > tm.tm_year + 1900 + 50)
 				y -= 100;
 		}
 		p += 10;
@@ -376,8 +376,16 @@ http_date_parse(const char *s, time_t *t)
 	if (d < 1 || d > 31 || m == 0 || y < 0 || hh < 0 || hh > 23 ||
 	    mm < 0 || mm > 59 || ss < 0 || ss > 60)
 		return -1;
-	*t = (time_t)(days_from_civil(y, m, d) * 86400 + hh * 3600 +
+	/* no 31 November, no 29 February of 2026: not a date (RFC 9110
+	 * 13.1.3 has such a condition ignored, not read as 1 December) */
+	v = (time_t)(days_from_civil(y, m, d) * 86400 + hh * 3600 +
 	    mm * 60 + ss);
+	/* no 31 November, no 29 February of 2026: not a date, so ignored
+	 * (RFC 9110 13.1.3), not read as 1 December */
+	time_utc(v, &tm);
+	if (tm.tm_mday != d)
+		return -1;
+	*t = v;
 	return 0;
 }
 
