@@ -44,6 +44,10 @@
 
 enum {
 	H2_OUT = 16384,		/* frames gathered for one write */
+	/* bytes one nghttp2_session_send may write before the driver reads
+	 * input and threads' posts again: a client that takes a big file
+	 * slowly must not hold up the connection's other streams */
+	H2_ROUND = 128 * 1024,
 	H2_ARENA = 512,		/* a stream's header bytes, kept inside it */
 	H2_CHUNK = 1024,	/* more header bytes: malloc'ed, at least this */
 	H2_IN = 65535,		/* a request body's buffer: its window */
@@ -128,6 +132,8 @@ struct h2 {
 	int32_t		 h_last_id;	/* the highest stream a HEADERS opened */
 	char		*h_out;		/* the driver's write buffer */
 	size_t		 h_outlen;
+	size_t		 h_round;	/* written in this round (H2_ROUND) */
+	int		 h_more;	/* the round ended with more to send */
 };
 
 static nghttp2_session_callbacks *callbacks;
@@ -554,6 +560,17 @@ h2_flush(struct h2 *h, int more)
 	return h->h_fail ? -1 : 0;
 }
 
+/* Does the round of writes end before n more bytes?  Then it is to go on
+ * once input and posts have been looked at. */
+static int
+h2_round_over(struct h2 *h, size_t n)
+{
+	if (h->h_round >= H2_ROUND)
+		return h->h_more = 1;
+	h->h_round += n;
+	return 0;
+}
+
 /* nghttp2's frames, gathered into one write. */
 static ssize_t
 h2_send(nghttp2_session *ses, const uint8_t *p, size_t n, int flags, void *arg)
@@ -562,6 +579,8 @@ h2_send(nghttp2_session *ses, const uint8_t *p, size_t n, int flags, void *arg)
 
 	(void)ses;
 	(void)flags;
+	if (h2_round_over(h, n))
+		return NGHTTP2_ERR_WOULDBLOCK;
 	if (h->h_outlen + n > H2_OUT && h2_flush(h, 1) == -1)
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
 	if (n >= H2_OUT) {
@@ -593,6 +612,8 @@ h2_send_data(nghttp2_session *ses, nghttp2_frame *f, const uint8_t *hd,
 
 	(void)ses;
 	(void)f;	/* never padded: no padding callback */
+	if (h2_round_over(h, 9 + len))
+		return NGHTTP2_ERR_WOULDBLOCK;
 	h->h_outlen = 0;
 	if (h->h_fail || conn_writev(h->h_conn, iov + k, 2 - k, IO_MORE) == -1 ||
 	    (len > 0 && conn_sendfile(h->h_conn, s->s_fd, s->s_off,
@@ -1702,6 +1723,8 @@ h2_serve(struct conn *c)
 			    NGHTTP2_NO_ERROR, NULL, 0);
 			h->h_goaway = 1;
 		}
+		h->h_round = 0;
+		h->h_more = 0;
 		if (nghttp2_session_send(h->h_ses) != 0 || h2_flush(h, 0) == -1)
 			break;
 		if (!nghttp2_session_want_read(h->h_ses)) {
@@ -1728,13 +1751,16 @@ h2_serve(struct conn *c)
 				if (!server_stopping() || h->h_threads == 0)
 					break;
 				eof = 1;
-			} else if (h->h_threads == 0) {
+			} else if (h->h_threads == 0 && !h->h_more) {
 				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
 				h->h_out = NULL;
 				return 1;
 			}
 		}
-		(void)h2_wait(h, c, eof);
+		if (h->h_more)		/* a long send: off the turn, as plain's */
+			(void)server_yield();
+		else
+			(void)h2_wait(h, c, eof);
 	}
 	h->h_out = NULL;
 	eof = eof || h->h_fail;

@@ -9,7 +9,7 @@ use strict;
 use warnings;
 use Exporter 'import';
 use IO::Select;
-use Time::HiRes qw(time);
+use Time::HiRes qw(time sleep);
 use MrhttpdTest ();
 
 our @EXPORT = qw(h2_open h2_frame h2_settings h2_headers h2_block h2_read
@@ -69,11 +69,11 @@ sub h2_open {
 	return $s;
 }
 
-# h2_read($sock, SECS, [STOP]): frames until the server closes, SECS pass,
-# or STOP->(frame) is true.  Returns the frames ({type, flags, id,
+# h2_read($sock, SECS, [STOP], [RATE]): frames until the server closes,
+# SECS pass, or STOP->(frame) is true; read at RATE bytes a second if given.  Returns the frames ({type, flags, id,
 # payload}), and whether the connection was closed.
 sub h2_read {
-	my ($s, $secs, $stop) = @_;
+	my ($s, $secs, $stop, $rate) = @_;
 	my ($buf, @f, $closed) = ('');
 	my $deadline = time + $secs;
 	my $sel = IO::Select->new($s);
@@ -90,9 +90,10 @@ sub h2_read {
 		}
 		my $left = $deadline - time;
 		last if $left <= 0 || !$sel->can_read($left);
-		my $n = sysread($s, my $chunk, 65536);
+		my $n = sysread($s, my $chunk, $rate ? 16384 : 65536);
 		if (!$n) { $closed = 1; last }
 		$buf .= $chunk;
+		sleep $n / $rate if $rate;
 	}
 	return (\@f, $closed);
 }

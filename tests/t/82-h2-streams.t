@@ -233,6 +233,31 @@ SKIP: {
 	close $c;
 }
 
+# --- a slow reader of big files holds up no other stream -------------------------
+# Windows of 1 GiB (as browsers and h2load open them), three 4 MB files,
+# then a program, all read at 1 MB/s: the program's answer comes within
+# a round of writes (H2_ROUND), not after the 12 MB.  Before, the driver
+# stayed inside nghttp2_session_send until the files were out, so the
+# program's response was never submitted, and its stream was reset at
+# HTTP2_IDLE_TIMEOUT (found by an attack review).
+{
+	$t->write_file('big.bin', 'b' x (4 << 20));
+	my $c = h2_open($port, 4 => (1 << 30) - 1);
+	http_send($c, h2_frame(H2_WINDOW, 0, 0, pack('N', (1 << 30) - 1))
+		. join('', map { h2_headers(2 * $_ + 1, '/big.bin') } 0 .. 2)
+		. h2_headers(7, '/cgi-bin/noread.sh'));
+	my $t0 = time;
+	my ($f) = h2_read($c, 20, sub { $_[0]{id} == 7 &&
+		($_[0]{type} == H2_HEADERS || $_[0]{type} == H2_RST) }, 1 << 20);
+	my $el = time - $t0;
+	my ($hit) = grep { $_->{id} == 7 } @$f;
+	note(sprintf('program answered after %.2f s, %d frames', $el, scalar @$f));
+	ok($hit && $hit->{type} == H2_HEADERS && $el < 4,
+		'files read slowly: a program\'s answer on the same connection is not held up')
+		or diag(sprintf('after %.1f s: %s', $el, $hit ? "frame type $hit->{type}" : 'nothing'));
+	close $c;
+}
+
 # --- an upgrade whose SETTINGS could never work stays HTTP/1.1 ----------------------
 {
 	require MIME::Base64;
