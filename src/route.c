@@ -266,7 +266,8 @@ needs_auth(const struct request *r, enum route rt)
 int
 route_authorized(struct request *r, enum route rt)
 {
-	const char *got = r->req_authorization, *user;
+	const char *got = r->req_authorization, *user, *sp;
+	size_t n, k;
 
 	if (!needs_auth(r, rt))
 		return 1;
@@ -285,8 +286,14 @@ route_authorized(struct request *r, enum route rt)
 		return 0;	/* AUTH_FILE alone */
 	if (got == NULL)
 		got = "";
-	if (!ct_equal(got, strlen(got), settings.set_auth,
-	    settings.set_auth_len))
+	/* the scheme is a case-insensitive token (RFC 9110 11.1), what
+	 * follows it is compared exactly, in constant time */
+	n = strlen(got);
+	sp = memchr(settings.set_auth, ' ', settings.set_auth_len);
+	k = sp != NULL ? (size_t)(sp - settings.set_auth) : 0;
+	if (n < k || strncasecmp(got, settings.set_auth, k) != 0 ||
+	    !ct_equal(got + k, n - k, settings.set_auth + k,
+	    settings.set_auth_len - k))
 		return 0;
 	r->req_user = settings.set_auth_user;
 	r->req_auth_type = settings.set_auth_type;

@@ -36,8 +36,12 @@ is(status('GET', '/', 'Authorization: Basic dGVzdDp0ZXN1'), 401, 'wrong password
 is(status('GET', '/', "Authorization: $compiled" . 'x'), 401, 'longer value: 401');
 is(status('GET', '/', 'Authorization: ' . substr($compiled, 0, -1)), 401,
 	'prefix of the value: 401');
-is(status('GET', '/', 'Authorization: basic dGVzdDp0ZXN0'), 401,
-	'the comparison is exact');
+is(status('GET', '/', 'Authorization: basic dGVzdDp0ZXN0'), 200,
+	'the scheme is case-insensitive (RFC 9110 11.1)');
+is(status('GET', '/', 'Authorization: BASIC dGVzdDp0ZXN0'), 200, '... in any case');
+is(status('GET', '/', 'Authorization: Basic DGVZDDP0ZXN0'), 401,
+	'the credentials are compared exactly');
+is(status('GET', '/', 'Authorization: Basi dGVzdDp0ZXN0'), 401, 'another scheme: 401');
 is(status('HEAD', '/'), 401, 'HEAD needs it too with mask 15');
 is(status('OPTIONS', '*'), 204, 'OPTIONS needs no credentials');
 is(status('DELETE', '/', "Authorization: $compiled"), 405,
