@@ -978,7 +978,7 @@ worker_start(void *arg)
 
 /*
  * Starts a worker, which then waits for the turn.  At most one thread per
- * connection plus the turn holder.  Returns 0 or -1.
+ * connection (SLOTS) plus the turn holder.  Returns 0 or -1.
  */
 static int
 spawn_worker(void)
