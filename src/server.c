@@ -545,7 +545,12 @@ server_wait(struct conn *c, short events, int ms)
 		s = NULL;
 	if (s != NULL) {
 		since_set(s);
-		__atomic_store_n(&s->s_state, SLOT_WAITING, __ATOMIC_RELEASE);
+		/* input noted while it was served (PENDING), or reported
+		 * while it waits (next_conn), is read before it parks */
+		if (__atomic_exchange_n(&s->s_state, SLOT_WAITING,
+		    __ATOMIC_SEQ_CST) == SLOT_PENDING)
+			__atomic_store_n(&c->c_more, 1, __ATOMIC_RELAXED);
+		room_made();	/* a wait can be cut: the listener is needed */
 	}
 	do
 		r = poll(&pfd, 1, ms);
@@ -864,6 +869,10 @@ next_conn(void)
 					return s;
 				break;
 			}
+		/* its thread waits for the client, with the socket in the set
+		 * (served again after a failed park): read again after */
+		if (st == SLOT_WAITING)
+			__atomic_store_n(&s->s_conn.c_more, 1, __ATOMIC_RELAXED);
 	}
 }
 

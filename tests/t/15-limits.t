@@ -27,6 +27,16 @@ $t->write_file('a.txt', "aaa\n");
 $t->run();
 sleep 0.3;	# let the start-up probe connection go away
 
+# unread_get(PORT, PATH): a client with a small receive buffer that asks
+# for PATH and reads nothing.
+sub unread_get {
+	my ($port, $path) = @_;
+	my $s = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port,
+		Sockopts => [[SOL_SOCKET, SO_RCVBUF, 4096]]) or die "connect: $@";
+	http_send($s, "GET $path HTTP/1.1\r\nHost: x\r\n\r\n");
+	return $s;
+}
+
 sub get_on {
 	my ($s, %o) = @_;
 	http_send($s, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n") or return undef;
@@ -84,11 +94,7 @@ $t->stop();
 	$b->write_file('big.bin', 'z' x (16 << 20));
 	$b->run();
 	sleep 0.3;
-	my @busy = map { my $s = IO::Socket::IP->new(PeerHost => '127.0.0.1',
-		PeerPort => $b->port, Sockopts => [[SOL_SOCKET, SO_RCVBUF, 4096]])
-		or die "connect: $@";
-		http_send($s, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n");
-		sleep 0.3; $s } 1 .. 2;
+	my @busy = map { my $s = unread_get($b->port, '/big.bin'); sleep 0.3; $s } 1 .. 2;
 	my $c3 = http_connect();
 	my $t0 = time;
 	my $r = get_on($c3, timeout => 5 * $slack);
@@ -141,6 +147,36 @@ SKIP: {
 	ok($el < 3 * $slack, 'third connection answered promptly') or diag("after $el s");
 	$r = read_response($busy[0], timeout => 5 * $slack);
 	is($r && $r->{body}, "slow\n", 'the program\'s reply was not cut');
+	$b->stop();
+}
+
+# Both slots busy with programs when the newcomer comes (the listener is
+# out), then both waiting for clients that do not read the programs'
+# output: a wait that begins brings the listener back, and the newcomer
+# is served.  Before, it stayed in the backlog until REQUEST_TIMEOUT.
+SKIP: {
+	my $dir = MrhttpdTest::fixed_dir('cgi-15b');
+	mkdir "$dir/cgi-bin";
+	MrhttpdTest::spew("$dir/cgi-bin/late.sh", "#!/bin/sh\nsleep 1\n"
+		. "printf 'Content-Type: application/octet-stream\\n\\n'\n"
+		. "exec head -c 8000000 /dev/zero\n", 0755);
+	my $b = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 2,
+		MAX_CONNECTIONS_PER_IP => 0, REQUEST_TIMEOUT => 20,
+		CGI_PATH => '/cgi-bin', CGI_DIR => "$dir/cgi-bin" });
+	skip('no CGI in this build', 2) unless $b->feature('cgi');
+	$b->write_file('a.txt', "aaa\n");
+	$b->run();
+	sleep 0.3;
+	my @busy = map { unread_get($b->port, '/cgi-bin/late.sh') } 1 .. 2;
+	sleep 0.3;
+	my $c3 = http_connect();	# both slots busy: in the backlog
+	my $t0 = time;
+	my $r = get_on($c3, timeout => 8 * $slack);
+	my $el = time - $t0;
+	is($r && $r->{status}, 200, 'programs whose output is not read: a newcomer is served');
+	ok($el < 4 * $slack, '... once their waits begin, not at REQUEST_TIMEOUT')
+		or diag(sprintf 'after %.2f s', $el);
+	close $_ for @busy;
 	$b->stop();
 }
 
