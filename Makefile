@@ -20,12 +20,14 @@ ifeq ($(origin CC),default)
 CC = $(CROSS_COMPILE)gcc
 endif
 STRIP ?= $(CROSS_COMPILE)strip
-# SIZE=1: -Oz where the compiler has it (gcc 12, clang), else -Os; unused functions and data dropped; no unwind tables (C code
-# that never unwinds needs none); data aligned as the ABI asks, not to 32
-# bytes (x86 gcc); code and headers in one segment, which
-# saves the page of padding -z separate-code costs; no build-id; calls
-# through a GOT bound at start-up (-fno-plt -z now, full RELRO).  The
-# default stays -O2 for speed: see doc/SIZE.md.
+OBJCOPY ?= $(CROSS_COMPILE)objcopy
+# SIZE=1: -Oz where the compiler has it (gcc 12, clang), else -Os; unused
+# functions and data dropped; no unwind tables (C code that never unwinds
+# needs none); data aligned as the ABI asks, not to 32 bytes (x86 gcc);
+# code and headers in one segment, which saves the page of padding
+# -z separate-code costs; no build-id and no .comment notes; calls through
+# a GOT bound at start-up (-fno-plt -z now, full RELRO).  The default
+# stays -O2 for speed: see doc/SIZE.md.
 ifeq ($(SIZE),1)
 ifeq ($(origin CFLAGS),undefined)
 CFLAGS := $(shell $(CC) -Oz -x c -c -o /dev/null /dev/null 2>/dev/null && echo -Oz || echo -Os)
@@ -35,6 +37,9 @@ SIZE_CFLAGS = -ffunction-sections -fdata-sections -fno-asynchronous-unwind-table
 	$(shell $(CC) -malign-data=abi -x c -c -o /dev/null /dev/null 2>/dev/null && echo -malign-data=abi)
 SIZE_LDFLAGS = -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,--build-id=none \
 	-Wl,-z,now
+# -fno-ident covers our objects; the C library's start files bring their
+# own compiler notes (.comment, which strip keeps): dropped after the link
+SIZE_POSTLINK = $(OBJCOPY) --remove-section=.comment $@
 endif
 CFLAGS ?= -O2
 PREFIX ?= /usr/local
@@ -186,6 +191,7 @@ nghttp2:
 
 $(BUILD)/mrhttpd: $(OBJS)
 	$(Q_LD)$(CC) $(FINAL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
+	$(SIZE_POSTLINK)
 
 # --- trying it out -------------------------------------------------------------
 RUN_DIR = build/run
