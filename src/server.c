@@ -556,7 +556,7 @@ server_wait(struct conn *c, short events, int ms)
 		r = poll(&pfd, 1, ms);
 	while (r == -1 && errno == EINTR);
 	if (s == NULL || __atomic_compare_exchange_n(&s->s_state, &st,
-	    SLOT_ACTIVE, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+	    SLOT_ACTIVE, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
 		return r;
 	while (__atomic_load_n(&s->s_state, __ATOMIC_ACQUIRE) == SLOT_EVICTING)
 		sched_yield();
@@ -870,9 +870,17 @@ next_conn(void)
 				break;
 			}
 		/* its thread waits for the client, with the socket in the set
-		 * (served again after a failed park): read again after */
-		if (st == SLOT_WAITING)
-			__atomic_store_n(&s->s_conn.c_more, 1, __ATOMIC_RELAXED);
+		 * (served again after a failed park): read again after.  The
+		 * wait may have ended since, and the slot parked with this
+		 * edge spent: looked at again after the note, the slot is
+		 * either seen parked (and taken), or its thread sees the note
+		 * (both sides sequentially consistent) */
+		if (st == SLOT_WAITING) {
+			__atomic_store_n(&s->s_conn.c_more, 1, __ATOMIC_SEQ_CST);
+			if (__atomic_load_n(&s->s_state, __ATOMIC_SEQ_CST) !=
+			    SLOT_WAITING)
+				turn.t_ev_i--;	/* this event again */
+		}
 	}
 }
 
