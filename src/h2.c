@@ -99,6 +99,9 @@ struct h2s {
 	int		 s_dead;	/* its thread gave up: no source */
 	int		 s_inflight;	/* a no-copy frame is being sent */
 	int		 s_done;	/* the thread has ended */
+	int		 s_cut;		/* its wait for the client was cut */
+	int		 s_waits;	/* in waits (its thread's own) */
+	struct h2s	*s_wnext, **s_wprev;	/* there, under waits_lock */
 	size_t		 s_ack;		/* body bytes read, to acknowledge */
 	char		*s_in;		/* the request body as it comes */
 	size_t		 s_in_pos, s_in_len;
@@ -139,6 +142,13 @@ struct h2 {
 static nghttp2_session_callbacks *callbacks;
 static nghttp2_option *options;
 static int threads;		/* stream threads in the server, atomic */
+/* The stream threads waiting for their clients, the longest first (each
+ * wait goes to the back when it begins or its body moves); how many were
+ * cut and have not ended yet (atomic).  Taken under a connection's h_lock,
+ * never the other way but with a trylock. */
+static pthread_mutex_t waits_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct h2s *waits, **waits_tail = &waits;
+static int cutting;
 
 extern const struct transport h2s_transport;
 
@@ -155,6 +165,59 @@ h2_wake(struct h2 *h)
 	uint64_t one = 1;
 
 	(void)!write(h->h_efd, &one, sizeof(one));
+}
+
+/* s's thread begins a wait for its client (1), or ends it (0).  Under
+ * its h_lock. */
+static void
+h2s_waiting(struct h2s *s, int on)
+{
+	if (!on && !s->s_waits)
+		return;
+	pthread_mutex_lock(&waits_lock);
+	if (s->s_waits) {
+		if ((*s->s_wprev = s->s_wnext) != NULL)
+			s->s_wnext->s_wprev = s->s_wprev;
+		else
+			waits_tail = s->s_wprev;
+	}
+	if ((s->s_waits = on && !s->s_cut)) {
+		s->s_wnext = NULL;
+		s->s_wprev = waits_tail;
+		*waits_tail = s;
+		waits_tail = &s->s_wnext;
+	}
+	pthread_mutex_unlock(&waits_lock);
+}
+
+/*
+ * Every stream thread the server allows (MAX_CONNECTIONS) runs, and a
+ * stream of an address within its share needs one: ends the wait for a
+ * client that began longest ago, as server_wait's are for a newcomer, so
+ * that bodies that never come (or replies never read) from many addresses
+ * cannot keep everyone else's programs out.  The cut thread answers as
+ * for a client that stalled, and ends.  Returns 1 when a cut is under way
+ * (the stream is to wait for its thread), 0 when no wait can be cut.
+ */
+static int
+h2_cut(void)
+{
+	struct h2s *s;
+
+	if (__atomic_load_n(&cutting, __ATOMIC_ACQUIRE) > 0)
+		return 1;
+	pthread_mutex_lock(&waits_lock);
+	for (s = waits; s != NULL; s = s->s_wnext)
+		if (pthread_mutex_trylock(&s->s_h2->h_lock) == 0)
+			break;
+	if (s != NULL) {
+		__atomic_add_fetch(&cutting, 1, __ATOMIC_ACQ_REL);
+		s->s_cut = 1;
+		pthread_cond_signal(&s->s_cond);
+		pthread_mutex_unlock(&s->s_h2->h_lock);
+	}
+	pthread_mutex_unlock(&waits_lock);
+	return s != NULL;
 }
 
 /* --- streams ----------------------------------------------------------- */
@@ -856,16 +919,18 @@ h2s_await(struct h2s *s, int (*done)(const struct h2s *))
 	struct timespec t;
 	long long seen = -1;
 
-	while (!done(s) && !s->s_closed) {
+	while (!done(s) && !s->s_closed && !s->s_cut) {
 		if (seen != s->s_bytes) {
 			seen = s->s_bytes;
 			abstime(&t, CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL);
+			h2s_waiting(s, 1);
 		}
 		if (pthread_cond_timedwait(&s->s_cond, &s->s_h2->h_lock, &t) ==
 		    ETIMEDOUT && seen == s->s_bytes && !s->s_inflight)
 			break;
 	}
-	if (done(s))
+	h2s_waiting(s, 0);
+	if (done(s) && !s->s_cut)
 		return 0;
 	s->s_dead = 1;
 	s->s_src = B_NONE;
@@ -982,6 +1047,8 @@ h2s_thread(void *arg)
 	h2s_log(s, &rp);
 	file_cache_flush();
 	pthread_mutex_lock(&h->h_lock);
+	if (s->s_cut)
+		__atomic_sub_fetch(&cutting, 1, __ATOMIC_ACQ_REL);
 	s->s_done = 1;		/* the driver may free s from now on */
 	h2_wake(h);
 	pthread_mutex_unlock(&h->h_lock);
@@ -1072,7 +1139,12 @@ h2s_spawn(struct h2 *h, struct h2s *s, int front)
 		goto refuse;
 	if (__atomic_add_fetch(&threads, 1, __ATOMIC_ACQ_REL) >
 	    CONFIG_MAX_CONNECTIONS || pipe2(p, O_CLOEXEC | O_NONBLOCK) == -1) {
-		__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
+		if (__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL) >=
+		    CONFIG_MAX_CONNECTIONS && h2_cut()) {
+			(void)peer_thread(peer, -1);
+			h2s_later(h, s, front);	/* for the cut one's thread */
+			return 1;
+		}
 		goto refuse;
 	}
 	s->s_conn.c_hup = p[0];
@@ -1242,10 +1314,12 @@ h2s_wait(struct conn *c, short events, int ms)
 		return -1;
 	abstime(&t, ms);
 	pthread_mutex_lock(&h->h_lock);
-	while (!h2s_ready_locked(s) &&
+	h2s_waiting(s, 1);
+	while (!h2s_ready_locked(s) && !s->s_cut &&
 	    pthread_cond_timedwait(&s->s_cond, &h->h_lock, &t) == 0)
 		;
-	r = h2s_ready_locked(s);
+	h2s_waiting(s, 0);
+	r = s->s_cut ? -1 : h2s_ready_locked(s);
 	pthread_mutex_unlock(&h->h_lock);
 	return r;
 }
@@ -1751,7 +1825,8 @@ h2_serve(struct conn *c)
 				if (!server_stopping() || h->h_threads == 0)
 					break;
 				eof = 1;
-			} else if (h->h_threads == 0 && !h->h_more) {
+			} else if (h->h_threads == 0 && !h->h_more &&
+			    h->h_later == NULL) {
 				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
 				h->h_out = NULL;
 				return 1;

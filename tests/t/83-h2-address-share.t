@@ -116,5 +116,37 @@ ok(wait_for(sub { programs() == 0 }, 10), 'the slow programs stop with their con
 	close $_ for $a, $b;
 	ok(wait_for(sub { programs() == 0 }, 10), 'A\'s slow program stops with A');
 }
+
+# --- bodies that never come, from four addresses, hold every stream thread -------
+# Each address opens its share (4) of POST streams to a program and sends
+# no body: 16 threads, the server's MAX_CONNECTIONS, each waiting for its
+# client.  A fifth address's program used to get 503 until REQUEST_TIMEOUT
+# ended those waits; now the wait that began longest ago is cut for it,
+# as an HTTP/1 connection's would be (server_wait).
+{
+	my $post = join '', map { h2_frame(H2_HEADERS, 4, 2 * $_ + 1,
+		h2_block(':method' => 'POST', ':scheme' => 'http',
+		':path' => '/cgi-bin/fast.sh', ':authority' => 'localhost',
+		'content-length' => '100')) } 0 .. 3;
+	my @drip = map { open_from("127.0.0.$_") } 5 .. 8;
+	http_send($_, $post) for @drip;
+	sleep 1;
+	my $t0 = time;
+	my $c = open_from('127.0.0.9');
+	http_send($c, get('/cgi-bin/fast.sh', 1));
+	my ($f) = h2_read($c, 10, sub { $_[0]{type} == H2_DATA && $_[0]{flags} & 1 });
+	my ($hd) = grep { $_->{type} == H2_HEADERS } @$f;
+	my $body = join '', map { $_->{payload} } grep { $_->{type} == H2_DATA } @$f;
+	is($body, "fast\n", sprintf('16 streams wait for bodies that never come '
+		. '(the server allows 16 threads): another address\'s program runs '
+		. '(%.2f s)', time - $t0));
+	my $cut = 0;
+	for my $d (@drip) {
+		my ($g) = h2_read($d, 0.5);
+		$cut += grep { $_->{type} == H2_RST || $_->{type} == H2_HEADERS } @$g;
+	}
+	ok($cut >= 1 && $cut <= 2, "for it, $cut of the 16 waits was cut");
+	close $_ for $c, @drip;
+}
 ok($t->alive, 'the server is still up');
 $t->done_testing();
