@@ -262,7 +262,9 @@ request_field(struct request *r, const struct header *h, const char *v,
 	case F_IF_NONE_MATCH:
 		r->req_if_none_match = v;
 		break;
-	case F_AUTHORIZATION:
+	case F_AUTHORIZATION:	/* one: which would a second mean? */
+		if (r->req_authorization != NULL)
+			return -400;
 		r->req_authorization = v;
 		break;
 	case F_ACCEPT_ENCODING:

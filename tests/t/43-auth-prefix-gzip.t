@@ -42,6 +42,12 @@ is(status('GET', '/', 'Authorization: BASIC dGVzdDp0ZXN0'), 200, '... in any cas
 is(status('GET', '/', 'Authorization: Basic DGVZDDP0ZXN0'), 401,
 	'the credentials are compared exactly');
 is(status('GET', '/', 'Authorization: Basi dGVzdDp0ZXN0'), 401, 'another scheme: 401');
+# one field, as for Host: a second would leave it to each reader (a
+# front end, the server, a program) which of the two counts
+is(status('GET', '/', 'Authorization: Basic d3Jvbmc6d3Jvbmc=',
+	"Authorization: $compiled"), 400, 'two Authorization fields: 400');
+is(status('GET', '/', "Authorization: $compiled", "Authorization: $compiled"),
+	400, '... even the same twice');
 is(status('HEAD', '/'), 401, 'HEAD needs it too with mask 15');
 is(status('OPTIONS', '*'), 204, 'OPTIONS needs no credentials');
 is(status('DELETE', '/', "Authorization: $compiled"), 405,
