@@ -127,8 +127,6 @@ struct dl_list {
 	const char	*l_path;	/* the path to show */
 	size_t		 l_len;
 	int		 l_root;
-	const char	*l_base;	/* see dirlist_serve */
-	size_t		 l_baselen;
 };
 
 /* The text of the marker before a group's entries that were not sorted. */
@@ -468,10 +466,8 @@ dl_skip(const char *name, unsigned char dtype, int pass)
 	    dtype != (pass == 0 ? DT_DIR : DT_REG));
 }
 
-/*
- * One directory entry that dl_skip let through, if it belongs to this
- * pass.  l_base is put in front of every link (see dirlist_serve).
- */
+/* One directory entry that dl_skip let through, if it belongs to this
+ * pass. */
 static void
 dl_entry(struct dl_out *o, const struct dl_list *l, const char *name,
     size_t len, int pass)
@@ -493,10 +489,6 @@ dl_entry(struct dl_out *o, const struct dl_list *l, const char *name,
 
 	if (CONFIG_AUTO_INDEX == LIST_HTML) {
 		out_lit(o, "<tr><td><a href=\"");
-		if (l->l_baselen > 0) {
-			out_href(o, l->l_base, l->l_baselen);
-			out_lit(o, "/");
-		}
 		out_href(o, name, len);
 		if (dir)
 			out_lit(o, "/");
@@ -712,7 +704,7 @@ int
 dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 {
 	char fields[128], shown[PATH_MAX_LEN];
-	struct dl_list l = { .l_dirfd = dirfd, .l_base = "" };
+	struct dl_list l = { .l_dirfd = dirfd };
 	struct response rs;
 	char *path = shown;
 	ssize_t len;
@@ -738,26 +730,18 @@ dirlist_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
 	 * The path to show: the request's with PATH_PREFIX (which
 	 * req_decoded is without), decoded and normalised.  Should that
 	 * fail, the target as sent is shown instead, escaped all the same.
+	 * It ends in "/": "/prefix" alone is redirected (file_serve), so
+	 * relative links resolve below it.
 	 */
 	if ((len = url_decode(r->req_target, r->req_path_len, path,
 	    PATH_MAX_LEN)) < 0 || (len = path_normalize(path)) < 0) {
 		path = (char *)r->req_target;
 		len = (ssize_t)r->req_path_len;
-	} else if (path[len - 1] != '/') {
-		/*
-		 * Only "/prefix", which file_serve takes for "/prefix/":
-		 * relative links must then go through the prefix's last
-		 * segment, or "a" would resolve to "/a".
-		 */
-		for (l.l_base = path + len; l.l_base[-1] != '/'; l.l_base--)
-			;
-		l.l_baselen = (size_t)(path + len - l.l_base);
 	}
 	l.l_path = path;
 	l.l_len = (size_t)len;
-	l.l_root = len == 1 || (ENABLE_PATH_PREFIX && (size_t)len >= pfx &&
-	    (size_t)len <= pfx + 1 && memcmp(path, CONFIG_PATH_PREFIX,
-	    pfx) == 0 && ((size_t)len == pfx || path[pfx] == '/'));
+	l.l_root = len == 1 || (ENABLE_PATH_PREFIX && (size_t)len == pfx + 1 &&
+	    memcmp(path, CONFIG_PATH_PREFIX "/", pfx + 1) == 0);
 
 	response_init(&rs, 200, fields, sizeof(fields));
 	response_field(&rs, "Content-Type", dl_type[CONFIG_AUTO_INDEX]);

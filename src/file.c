@@ -890,6 +890,12 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	if ((ENABLE_PUT && strstr(path, "/" UPLOAD_PREFIX) != NULL) ||
 	    cgi_below(path, len))
 		return response_error(c, r, rp, 404);
+	/* "/prefix" alone is the root, a directory named without its
+	 * slash: redirected as "/dir" is, or its index's links would lose
+	 * the prefix */
+	if (ENABLE_PATH_PREFIX &&
+	    r->req_path_len == sizeof(CONFIG_PATH_PREFIX) - 1)
+		return redirect_dir(c, r, rp, path, 0);
 
 	(void)http_date_now(&now);
 	type = NULL;
