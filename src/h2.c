@@ -481,6 +481,14 @@ h2s_ready(struct h2 *h, struct h2s *s, int body)
 	r->req_keepalive = 1;
 	if (body && r->req_clen < 0)
 		r->req_clen = REQ_CLEN_STREAM;
+	/* CONNECT names an authority, no path (RFC 9113 8.5; nghttp2 checked
+	 * that): it stands in for the target, as over HTTP/1, and the
+	 * request gets the same 405 */
+	if (r->req_method == M_CONNECT && s->s_target == NULL &&
+	    r->req_host != NULL) {
+		s->s_target = r->req_host;
+		s->s_target_len = strlen(r->req_host);
+	}
 	if (s->s_method == NULL || s->s_target == NULL) {
 		s->s_method = "-";
 		s->s_method_len = 1;

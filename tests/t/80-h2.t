@@ -171,6 +171,19 @@ is($r->{status}, 400, ':authority with userinfo: 400, as a Host would get');
 $r = h2c("$base/", '-H', 'Host: my_router.lan:8080');
 is($r->{status}, 200, ':authority with _ and a port: 200');
 
+# CONNECT has :authority and no :path (RFC 9113 8.5): nothing is proxied,
+# so 405, as over HTTP/1 (its error page tells; the status is Huffman-coded)
+{
+	my $c = h2_open($port);
+	http_send($c, h2_frame(H2_HEADERS, 5, 1, h2_block(':method' => 'CONNECT',
+		':authority' => 'example.com:443')));
+	my ($g) = h2_read($c, 5, sub { $_[0]{type} == H2_DATA && $_[0]{flags} & 1
+		|| $_[0]{type} == H2_RST });
+	my $page = join '', map { $_->{payload} } grep { $_->{type} == H2_DATA } @$g;
+	like($page, qr/405 Method Not Allowed/, 'CONNECT: 405, as over HTTP/1');
+	close $c;
+}
+
 # --- the protocol: h2spec, every case --------------------------------------
 for my $tls (0, 1) {
 	($rc, $out) = run_cmd('timeout', '300', $h2spec, '-h', '127.0.0.1',
