@@ -54,6 +54,7 @@ enum {
 	H2_NV = MAX_HEADERS + 8,
 	H2_THREADS = 8,		/* streams on threads at once, a connection */
 	H2_RETRY_MS = 100,	/* a stream waits for its address's share */
+	H2_CUTS = 4,		/* waits cut at once (h2_cut) */
 };
 
 /* Where a response body's bytes come from. */
@@ -100,7 +101,7 @@ struct h2s {
 	int		 s_inflight;	/* a no-copy frame is being sent */
 	int		 s_done;	/* the thread has ended */
 	int		 s_cut;		/* its wait for the client was cut */
-	int		 s_waits;	/* in waits (its thread's own) */
+	int		 s_waits;	/* in waits (under h_lock and waits_lock) */
 	struct h2s	*s_wnext, **s_wprev;	/* there, under waits_lock */
 	size_t		 s_ack;		/* body bytes read, to acknowledge */
 	char		*s_in;		/* the request body as it comes */
@@ -143,9 +144,10 @@ static nghttp2_session_callbacks *callbacks;
 static nghttp2_option *options;
 static int threads;		/* stream threads in the server, atomic */
 /* The stream threads waiting for their clients, the longest first (each
- * wait goes to the back when it begins or its body moves); how many were
- * cut and have not ended yet (atomic).  Taken under a connection's h_lock,
- * never the other way but with a trylock. */
+ * wait goes to the back when it begins or its body moves); and how many
+ * of them were cut and have not ended yet (atomic, raised under
+ * waits_lock).  waits_lock is taken under a connection's h_lock, never
+ * the other way but with a trylock. */
 static pthread_mutex_t waits_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct h2s *waits, **waits_tail = &waits;
 static int cutting;
@@ -167,6 +169,19 @@ h2_wake(struct h2 *h)
 	(void)!write(h->h_efd, &one, sizeof(one));
 }
 
+/* Takes s out of waits.  Under waits_lock and s's h_lock. */
+static void
+h2s_unlist(struct h2s *s)
+{
+	if (!s->s_waits)
+		return;
+	if ((*s->s_wprev = s->s_wnext) != NULL)
+		s->s_wnext->s_wprev = s->s_wprev;
+	else
+		waits_tail = s->s_wprev;
+	s->s_waits = 0;
+}
+
 /* s's thread begins a wait for its client (1), or ends it (0).  Under
  * its h_lock. */
 static void
@@ -175,12 +190,7 @@ h2s_waiting(struct h2s *s, int on)
 	if (!on && !s->s_waits)
 		return;
 	pthread_mutex_lock(&waits_lock);
-	if (s->s_waits) {
-		if ((*s->s_wprev = s->s_wnext) != NULL)
-			s->s_wnext->s_wprev = s->s_wprev;
-		else
-			waits_tail = s->s_wprev;
-	}
+	h2s_unlist(s);
 	if ((s->s_waits = on && !s->s_cut)) {
 		s->s_wnext = NULL;
 		s->s_wprev = waits_tail;
@@ -196,25 +206,33 @@ h2s_waiting(struct h2s *s, int on)
  * client that began longest ago, as server_wait's are for a newcomer, so
  * that bodies that never come (or replies never read) from many addresses
  * cannot keep everyone else's programs out.  The cut thread answers as
- * for a client that stalled, and ends.  Returns 1 when a cut is under way
- * (the stream is to wait for its thread), 0 when no wait can be cut.
+ * for a client that stalled, and ends; the new stream's thread starts at
+ * once, over the cap until then, as an HTTP/1 newcomer holds the slot
+ * over MAX_CONNECTIONS.  At most H2_CUTS are under way.  A stream the
+ * driver is sending a frame of (s_inflight: sendfile from its descriptor,
+ * without h_lock) is passed over.  Returns 1 when a wait was cut.
  */
 static int
 h2_cut(void)
 {
-	struct h2s *s;
+	struct h2s *s = NULL;
 
-	if (__atomic_load_n(&cutting, __ATOMIC_ACQUIRE) > 0)
-		return 1;
 	pthread_mutex_lock(&waits_lock);
-	for (s = waits; s != NULL; s = s->s_wnext)
-		if (pthread_mutex_trylock(&s->s_h2->h_lock) == 0)
+	if (__atomic_load_n(&cutting, __ATOMIC_ACQUIRE) < H2_CUTS)
+		s = waits;
+	for (; s != NULL; s = s->s_wnext) {
+		if (pthread_mutex_trylock(&s->s_h2->h_lock) != 0)
+			continue;
+		if (!s->s_inflight)
 			break;
+		pthread_mutex_unlock(&s->s_h2->h_lock);
+	}
 	if (s != NULL) {
-		__atomic_add_fetch(&cutting, 1, __ATOMIC_ACQ_REL);
+		h2s_unlist(s);		/* cut once */
 		s->s_cut = 1;
 		pthread_cond_signal(&s->s_cond);
 		pthread_mutex_unlock(&s->s_h2->h_lock);
+		__atomic_add_fetch(&cutting, 1, __ATOMIC_ACQ_REL);
 	}
 	pthread_mutex_unlock(&waits_lock);
 	return s != NULL;
@@ -927,7 +945,9 @@ h2s_await(struct h2s *s, int (*done)(const struct h2s *))
 	struct timespec t;
 	long long seen = -1;
 
-	while (!done(s) && !s->s_closed && !s->s_cut) {
+	/* cut, it still waits for a frame in flight: the driver sends it
+	 * from the descriptor its handler closes once this returns */
+	while (!done(s) && !s->s_closed && !(s->s_cut && !s->s_inflight)) {
 		if (seen != s->s_bytes) {
 			seen = s->s_bytes;
 			abstime(&t, CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL);
@@ -1042,7 +1062,7 @@ h2s_thread(void *arg)
 	char path[PATH_MAX_LEN];
 	struct reply rp = { 0 };
 	struct body body;
-	int rc;
+	int rc, cut;
 
 	s->s_req.req_decoded = path;
 	s->s_conn.c_body = &body;
@@ -1055,12 +1075,13 @@ h2s_thread(void *arg)
 	h2s_log(s, &rp);
 	file_cache_flush();
 	pthread_mutex_lock(&h->h_lock);
-	if (s->s_cut)
-		__atomic_sub_fetch(&cutting, 1, __ATOMIC_ACQ_REL);
+	cut = s->s_cut;
 	s->s_done = 1;		/* the driver may free s from now on */
 	h2_wake(h);
 	pthread_mutex_unlock(&h->h_lock);
 	__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
+	if (cut)		/* after: never over the cap meanwhile */
+		__atomic_sub_fetch(&cutting, 1, __ATOMIC_ACQ_REL);
 	return NULL;
 }
 
@@ -1145,14 +1166,10 @@ h2s_spawn(struct h2 *h, struct h2s *s, int front)
 	if (server_yield() != 0 || (h->h_efd == -1 &&
 	    (h->h_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1))
 		goto refuse;
-	if (__atomic_add_fetch(&threads, 1, __ATOMIC_ACQ_REL) >
-	    CONFIG_MAX_CONNECTIONS || pipe2(p, O_CLOEXEC | O_NONBLOCK) == -1) {
-		if (__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL) >=
-		    CONFIG_MAX_CONNECTIONS && h2_cut()) {
-			(void)peer_thread(peer, -1);
-			h2s_later(h, s, front);	/* for the cut one's thread */
-			return 1;
-		}
+	if ((__atomic_add_fetch(&threads, 1, __ATOMIC_ACQ_REL) >
+	    CONFIG_MAX_CONNECTIONS && !h2_cut()) ||
+	    pipe2(p, O_CLOEXEC | O_NONBLOCK) == -1) {
+		__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
 		goto refuse;
 	}
 	s->s_conn.c_hup = p[0];
@@ -1833,8 +1850,7 @@ h2_serve(struct conn *c)
 				if (!server_stopping() || h->h_threads == 0)
 					break;
 				eof = 1;
-			} else if (h->h_threads == 0 && !h->h_more &&
-			    h->h_later == NULL) {
+			} else if (h->h_threads == 0 && !h->h_more) {
 				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
 				h->h_out = NULL;
 				return 1;

@@ -555,9 +555,15 @@ server_wait(struct conn *c, short events, int ms)
 	do
 		r = poll(&pfd, 1, ms);
 	while (r == -1 && errno == EINTR);
-	if (s == NULL || __atomic_compare_exchange_n(&s->s_state, &st,
-	    SLOT_ACTIVE, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
+	if (s == NULL)
 		return r;
+	if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE, 0,
+	    __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+		/* what next_conn noted (c_more) is read after this, with
+		 * relaxed loads: ordered on every CPU (ARM, MIPS) */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return r;
+	}
 	while (__atomic_load_n(&s->s_state, __ATOMIC_ACQUIRE) == SLOT_EVICTING)
 		sched_yield();
 	__atomic_store_n(&s->s_state, SLOT_ACTIVE, __ATOMIC_RELEASE);

@@ -17,6 +17,8 @@ use MrhttpdTest qw(:DEFAULT);
 use MrhttpdCGI qw(cgi_dir script wait_for children);
 use MrhttpdAttack qw(connect_from);
 use MrhttpdH2;
+use Socket qw(PF_INET SOCK_STREAM SOL_SOCKET SO_RCVBUF inet_aton
+	pack_sockaddr_in);
 
 my $dir = cgi_dir('h2-83');
 script("$dir/cgi-bin/sleep.sh", <<'EOF');
@@ -149,4 +151,60 @@ ok(wait_for(sub { programs() == 0 }, 10), 'the slow programs stop with their con
 	close $_ for $c, @drip;
 }
 ok($t->alive, 'the server is still up');
-$t->done_testing();
+$t->stop();
+
+# --- a cut never pulls a file out from under a frame being sent -------------------
+# A's stream sends a big file (it came with a body, so it runs on a thread),
+# and A stops reading: the driver is part-way through a frame, sending from
+# the stream's descriptor without the lock.  Cutting A's wait then let its
+# handler close that descriptor, and the frame went on from whatever file
+# took its number next: A got another file's bytes.  A stream with a frame
+# in flight is passed over; another wait is cut.
+{
+	my $t2 = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
+		CGI_DIR => "$dir/cgi-bin", MAX_CONNECTIONS => 16,
+		MAX_CONNECTIONS_PER_IP => 4 });
+	$t2->write_file('big.bin', 'B' x (16 << 20));
+	$t2->write_file('secret.bin', 'S' x (1 << 20));
+	$t2->write_file('small.txt', "small\n");
+	$t2->run;
+	$port = $t2->port;
+	socket(my $a, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
+	setsockopt($a, SOL_SOCKET, SO_RCVBUF, 4096);
+	bind($a, pack_sockaddr_in(0, inet_aton('127.0.0.10'))) or die "bind: $!";
+	connect($a, pack_sockaddr_in($port, inet_aton('127.0.0.1'))) or die "connect: $!";
+	http_send($a, h2_preface() . h2_settings(4 => 2**31 - 1)
+		. h2_frame(H2_WINDOW, 0, 0, pack('N', 2**31 - 1 - 65535))
+		. h2_headers(1, '/big.bin', 0) . h2_frame(H2_DATA, 1, 1, ''));
+	sleep 1.5;
+	my @drip;
+	for my $n (4, 4, 4, 3) {
+		my $d = open_from('127.0.0.' . (11 + @drip));
+		http_send($d, join '', map { h2_frame(H2_HEADERS, 4, 2 * $_ + 1,
+			h2_block(':method' => 'POST', ':scheme' => 'http',
+			':path' => '/cgi-bin/fast.sh', ':authority' => 'localhost',
+			'content-length' => '100')) } 0 .. $n - 1);
+		push @drip, $d;
+	}
+	sleep 1;
+	my $h = connect_from('127.0.0.15', '127.0.0.1', $port, 5) or die "connect: $!";
+	my $c = open_from('127.0.0.16');
+	http_send($c, get('/cgi-bin/fast.sh', 1));
+	my ($body) = answers($c, 1, 10);
+	is($body, "fast\n", 'A\'s file being sent and 15 bodies that never '
+		. 'come hold every thread: a newcomer\'s program runs');
+	# a file opened now would take the number of one closed just now
+	http_send($h, "GET /secret.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=0-9\r\n\r\n");
+	sleep 0.3;
+	my ($f) = h2_read($a, 30, sub { $_[0]{id} == 1 && ($_[0]{type} == H2_RST
+		|| $_[0]{type} == H2_DATA && $_[0]{flags} & 1) });
+	my $got = join '', map { $_->{payload} } grep { $_->{type} == H2_DATA
+		&& $_->{id} == 1 } @$f;
+	(my $other = $got) =~ tr/B//d;
+	ok(length($got) > 0 && length($other) == 0, sprintf('A got %d bytes of '
+		. 'its file and %d of anything else', length($got) - length($other),
+		length $other));
+	close $_ for $a, $h, $c, @drip;
+	ok($t2->alive, 'the server is still up');
+	$t2->done_testing();
+}
