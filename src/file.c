@@ -894,8 +894,14 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	 * slash: redirected as "/dir" is, or its index's links would lose
 	 * the prefix */
 	if (ENABLE_PATH_PREFIX &&
-	    r->req_path_len == sizeof(CONFIG_PATH_PREFIX) - 1)
+	    r->req_path_len == sizeof(CONFIG_PATH_PREFIX) - 1) {
+		/* QUERY_HACK=/ would take a query after "/prefix/" for a
+		 * file's name: this one asked for the root, so it is left
+		 * out (redirect_dir keeps none taken in, req_qhack) */
+		if (ENABLE_QUERY_HACK && sizeof(CONFIG_QUERY_HACK) == 2)
+			r->req_qhack = 1;
 		return redirect_dir(c, r, rp, path, 0);
+	}
 
 	(void)http_date_now(&now);
 	type = NULL;

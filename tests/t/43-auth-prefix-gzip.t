@@ -143,6 +143,21 @@ is($r->{headers}{location}, '/app/d/', '... to a Location that keeps the prefix'
 is(status('GET', '/app/../app/a.txt'), 400, 'no climbing out through the prefix');
 $tp->stop();
 
+# With QUERY_HACK=/ a query after "/app/" names a file ("?x"): "/app?x" is
+# the root, so its redirect leaves the query out
+my $tq = MrhttpdTest->new(conf => { PATH_PREFIX => '/app', QUERY_HACK => '/',
+	DEFAULT_INDEX => 'index.html' });
+$tq->has('path-prefix');
+$tq->has('query-hack');
+$tq->write_file('index.html', "root index\n");
+$tq->run();
+$r = req('GET', '/app?x');
+is($r->{status}, 301, 'QUERY_HACK=/: /app?x is redirected');
+is($r->{headers}{location}, '/app/', '... to /app/, the query left out');
+is(req('GET', $r->{headers}{location} // '/')->{body}, "root index\n",
+	'... which is the root');
+$tq->stop();
+
 # --- GZIP_STATIC -----------------------------------------------------------------
 my $tg = MrhttpdTest->new(conf => { GZIP_STATIC => 1 });
 $tg->has('gzip-static');
