@@ -19,7 +19,8 @@
 # Environment:
 #   BENCH_QUICK=1          smoke run for CI: tiny runs, no 19,000-client run,
 #                          one repetition; well under a minute
-#   BENCH_REPEAT=N         run everything N times, report the median by
+#   BENCH_REPEAT=N         run everything N times (every server once, then
+#                          again), report the median by
 #                          requests/s (default 3, as the reference figures)
 #   BENCH_SERVERS="..."    servers, in order (default: mrhttpd h2o nginx lighttpd)
 #   BENCH_RUNS="..."       runs, in order (default: every one; ka19k only
@@ -644,10 +645,97 @@ measure()
 }
 
 # --- the runs ----------------------------------------------------------------------------
+# serve_one NAME REP: starts NAME, makes every run once as repetition REP,
+# stops it.  Sets BROKEN_<NAME>=1 when it cannot be measured any more.
+serve_one()
+{
+	name=$1 rep=$2
+	PORT=$(free_port) || die "no free port"
+	if ! start_server "$name" "$PORT"; then
+		warn "$name did not start on port $PORT:"
+		tail -n 5 "$D/srv/$name/server.log" "$D/srv/$name/error.log" 2>/dev/null >&2
+		stop_server "$SPID"
+		[ "$name" = mrhttpd ] && die "mrhttpd did not start"
+		eval "BROKEN_$name=1"
+		return
+	fi
+	set -- $(probe "$PORT" /25b.txt)
+	if [ "${1:-}" != 200 ]; then
+		warn "$name answers ${1:-nothing} for /25b.txt: skipped"
+		stop_server "$SPID"
+		[ "$name" = mrhttpd ] && die "mrhttpd does not serve $DOCROOT"
+		eval "BROKEN_$name=1"
+		return
+	fi
+	version=${2:-$name}
+	say "$version: pid $SPID, port $PORT, CPU ${SERVER_CPU:-any}; load generator CPU ${CLIENT_CPU:-any}; repetition $rep/$REPEAT"
+	dead=
+	for run in $RUNS; do
+		run_spec "$run"
+		why=
+		if [ -n "$dead" ]; then
+			why="n/a: $name died earlier"
+		elif [ "$TOOL" = wrk ] && [ "$HAVE_WRK" = 0 ]; then
+			why="n/a: wrk is not installed"
+		elif [ $((C + 64)) -gt "$NOFILE" ]; then
+			why="n/a: RLIMIT_NOFILE is $NOFILE"
+		elif [ "$run" = cgi ]; then
+			set -- $(probe "$PORT" "$URLP")
+			case ${1:-}:${3:-} in
+			2??:script) why="n/a: no CGI (the program is served as a file)" ;;
+			2??:*) ;;
+			*)	why="n/a: $URLP answers ${1:-nothing}" ;;
+			esac
+		fi
+		if [ -n "$why" ]; then
+			# said once, in the first repetition that finds it
+			if ! grep -q "^$name,[^,]*,$run,[^,]*,.*,n/a:" "$RAW"; then
+				raw_row "$name" "$version" "$run" "$rep" "$DESC" "" "" "" "" "" "" "" "" "" "" "" "" "" "$why"
+				say "$(printf '%-8s %-8s %s' "$name" "$run" "$why")"
+			fi
+			continue
+		fi
+		retry=0
+		while :; do
+			measure "$name" "$version" "$run" "$rep"
+			if ! alive "$SPID"; then
+				dead=1
+				warn "$name died during $run"
+				raw_row "$name" "$version" "$run" "$rep" "$DESC" "" "" "" "" "" "" "" "" "" "" "" "" "" "$name died during this run"
+				break
+			fi
+			[ "$PAUSE" -gt 0 ] && sleep "$PAUSE"
+			[ "$OTHER_PCT" -gt "$OTHER_MAX" ] || break
+			if [ "$retry" -lt "$RETRIES" ]; then
+				# a neighbour took CPU: forget this one
+				retry=$((retry + 1))
+				sed '$d' "$RAW" > "$RAW.new" && mv "$RAW.new" "$RAW"
+				say "$(printf '%-8s %-8s disturbed (other %s%% > %s%%): again' "$name" "$run" "$OTHER_PCT" "$OTHER_MAX")"
+				continue
+			fi
+			# no retries left: keep it, marked
+			sed "\$ s/,\$/,disturbed (other $OTHER_PCT% of a CPU)/" "$RAW" > "$RAW.new" &&
+			    mv "$RAW.new" "$RAW"
+			break
+		done
+	done
+	if [ -n "$dead" ]; then
+		[ "$name" = mrhttpd ] && MRHTTPD_BAD="mrhttpd died during the runs"
+		eval "BROKEN_$name=1"
+	else
+		say "$name: peak RSS $(tree_hwm "$SPID") kB"
+	fi
+	stop_server "$SPID"
+}
+
+# Repetition by repetition, each server in turn, started fresh each time:
+# a slow minute of the machine then falls on every server alike, not on
+# the one whose three repetitions it happened to cover.
 run_all()
 {
 	printf '%s\n' "server,version,run,rep,desc,command,requests,failed,rps,max_ms,server_ticks,cpu_us_per_req,server_cpu_pct,client_cpu_pct,other_cpu_pct,wall_ms,peak_rss_kb,client_us_per_req,note" > "$RAW"
 	TSTART=$(date +%s)
+	live=
 	for name in $SERVERS; do
 		case $name in
 		mrhttpd) ;;
@@ -658,79 +746,14 @@ run_all()
 			fi ;;
 		*)	warn "unknown server $name: skipped"; continue ;;
 		esac
-		PORT=$(free_port) || die "no free port"
-		if ! start_server "$name" "$PORT"; then
-			warn "$name did not start on port $PORT:"
-			tail -n 5 "$D/srv/$name/server.log" "$D/srv/$name/error.log" 2>/dev/null >&2
-			stop_server "$SPID"
-			[ "$name" = mrhttpd ] && die "mrhttpd did not start"
-			continue
-		fi
-		set -- $(probe "$PORT" /25b.txt)
-		if [ "${1:-}" != 200 ]; then
-			warn "$name answers ${1:-nothing} for /25b.txt: skipped"
-			stop_server "$SPID"
-			[ "$name" = mrhttpd ] && die "mrhttpd does not serve $DOCROOT"
-			continue
-		fi
-		version=${2:-$name}
-		say "$version: pid $SPID, port $PORT, CPU ${SERVER_CPU:-any}; load generator CPU ${CLIENT_CPU:-any}"
-		dead=
-		for run in $RUNS; do
-			run_spec "$run"
-			why=
-			if [ -n "$dead" ]; then
-				why="n/a: $name died earlier"
-			elif [ "$TOOL" = wrk ] && [ "$HAVE_WRK" = 0 ]; then
-				why="n/a: wrk is not installed"
-			elif [ $((C + 64)) -gt "$NOFILE" ]; then
-				why="n/a: RLIMIT_NOFILE is $NOFILE"
-			elif [ "$run" = cgi ]; then
-				set -- $(probe "$PORT" "$URLP")
-				case ${1:-}:${3:-} in
-				2??:script) why="n/a: no CGI (the program is served as a file)" ;;
-				2??:*) ;;
-				*)	why="n/a: $URLP answers ${1:-nothing}" ;;
-				esac
-			fi
-			if [ -n "$why" ]; then
-				raw_row "$name" "$version" "$run" 1 "$DESC" "" "" "" "" "" "" "" "" "" "" "" "" "" "$why"
-				say "$(printf '%-8s %-8s %s' "$name" "$run" "$why")"
-				continue
-			fi
-			rep=1
-			retry=0
-			while [ "$rep" -le "$REPEAT" ]; do
-				measure "$name" "$version" "$run" "$rep"
-				if ! alive "$SPID"; then
-					dead=1
-					warn "$name died during $run"
-					raw_row "$name" "$version" "$run" "$rep" "$DESC" "" "" "" "" "" "" "" "" "" "" "" "" "" "$name died during this run"
-					break
-				fi
-				[ "$PAUSE" -gt 0 ] && sleep "$PAUSE"
-				if [ "$OTHER_PCT" -gt "$OTHER_MAX" ]; then
-					if [ "$retry" -lt "$RETRIES" ]; then
-						# a neighbour took CPU: forget this one
-						retry=$((retry + 1))
-						sed '$d' "$RAW" > "$RAW.new" && mv "$RAW.new" "$RAW"
-						say "$(printf '%-8s %-8s disturbed (other %s%% > %s%%): again' "$name" "$run" "$OTHER_PCT" "$OTHER_MAX")"
-						continue
-					fi
-					# no retries left: keep it, marked
-					sed "\$ s/,\$/,disturbed (other $OTHER_PCT% of a CPU)/" "$RAW" > "$RAW.new" &&
-					    mv "$RAW.new" "$RAW"
-				fi
-				retry=0
-				rep=$((rep + 1))
-			done
+		live="$live $name"
+	done
+	rep=1
+	while [ "$rep" -le "$REPEAT" ]; do
+		for name in $live; do
+			eval "[ -z \"\${BROKEN_$name:-}\" ]" && serve_one "$name" "$rep"
 		done
-		if [ -n "$dead" ]; then
-			[ "$name" = mrhttpd ] && MRHTTPD_BAD="mrhttpd died during the runs"
-		else
-			say "$name: peak RSS $(tree_hwm "$SPID") kB"
-		fi
-		stop_server "$SPID"
+		rep=$((rep + 1))
 	done
 	ELAPSED=$(($(date +%s) - TSTART))
 	MEASURED=$(date -u '+%Y-%m-%dT%H:%MZ')
