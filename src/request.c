@@ -113,29 +113,6 @@ parse_clen(const char *v, long long *out)
 	return 0;
 }
 
-/* Does the comma-separated list v contain token t (case-insensitive)? */
-static int
-list_has(const char *v, const char *t)
-{
-	size_t n = strlen(t), k;
-
-	while (*v != '\0') {
-		while (*v == ' ' || *v == '\t' || *v == ',')
-			v++;
-		for (k = 0; v[k] != '\0' && v[k] != ',' && v[k] != ' ' &&
-		    v[k] != '\t'; k++)
-			;
-		if (k == n && strncasecmp(v, t, n) == 0)
-			return 1;
-		v += k;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		if (*v != ',' && *v != '\0')
-			return 0;
-	}
-	return 0;
-}
-
 /*
  * A Transfer-Encoding field of a request (RFC 9112 6.1): 0 for exactly
  * "chunked", the one coding we decode; -501 for a list with a coding we
@@ -179,6 +156,31 @@ name_is(const char *p, const char *lc, size_t n)
 		if ((p[n] | 0x20) != lc[n])
 			return 0;
 	return 1;
+}
+
+/*
+ * The options of a Connection field that the server acts on: 1 for close,
+ * 2 for keep-alive, in any case, in one pass.  A token with parameters is
+ * no option; the list ends at the first item that is no list.  A value
+ * holds no controls, so name_is matches these two exactly here too.
+ */
+static int
+conn_options(const char *v)
+{
+	struct list_item it;
+	int found = 0;
+
+	while (list_next(&v, &it)) {
+		if (it.li_params == NULL && it.li_len == 5 &&
+		    name_is(it.li_name, "close", 5))
+			found |= 1;
+		if (it.li_params == NULL && it.li_len == 10 &&
+		    name_is(it.li_name, "keep-alive", 10))
+			found |= 2;
+		if (it.li_junk)
+			break;
+	}
+	return found;
 }
 
 /* The fields the server reads, by length and first letter: one compare
@@ -279,8 +281,7 @@ request_field(struct request *r, const struct header *h, const char *v,
 			r->req_if_modified_since = v;
 		break;
 	case F_CONNECTION:
-		*conn |= list_has(v, "close");
-		*conn |= list_has(v, "keep-alive") << 1;
+		*conn |= conn_options(v);
 		break;
 	case F_USER_AGENT:
 		r->req_ua = v;

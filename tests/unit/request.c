@@ -170,6 +170,17 @@ static const struct good good[] = {
 	{ G("1.1 Connection: closed is not close", GET11 HOST
 	    "Connection: closed\r\n\r\n"),
 	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "a" },
+	{ G("1.1 Connection: close;x is no close", GET11 HOST
+	    "Connection: close;x\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "a" },
+	{ G("1.1 Connection: x;y, close", GET11 HOST
+	    "Connection: x;y, close\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, CLOSE, NOLEN, 0, "a" },
+	{ G("1.1 Connection: close x", GET11 HOST "Connection: close x\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, CLOSE, NOLEN, 0, "a" },
+	{ G("1.1 Connection: x close, no list past x", GET11 HOST
+	    "Connection: x close\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "a" },
 	{ G("1.1 Connection: upgrade", GET11 HOST "Connection: upgrade\r\n\r\n"),
 	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "a" },
 	{ G("1.1 two Connection fields", GET11 HOST
