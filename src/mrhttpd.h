@@ -376,6 +376,10 @@ int	 server_shed_idle(void);
 int	 server_wait(struct conn *, short, int);
 int	 server_thread(void *(*)(void *), void *);
 const unsigned char *server_peer(const struct conn *);
+/* TLS handshakes in line for a thread (tls.c): see server.c */
+int	 server_defer(void);
+int	 server_defer_first(void);
+void	 server_defer_room(void);
 /*
  * About to block (a wait for a client, a program, the disk): let another
  * thread serve the other connections meanwhile.  Returns 0, or -1 when no

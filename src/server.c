@@ -4,6 +4,7 @@
  * take it.  What a connection says is its protocol's business.
  */
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -36,6 +37,7 @@ enum {
 	EV_BATCH = 32,		/* events taken per epoll_wait */
 	ACCEPT_BATCH = 64,	/* accepts between two epoll_waits, at most */
 	EV_LISTENER = -1,	/* the event's tag for listener 0; -2 for 1 */
+	EV_WAKE = -64,		/* the tag of turn.t_wakefd */
 	LISTENERS = 1 + ENABLE_TLS,	/* plain HTTP, then HTTPS */
 	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
 	NOTSENT_LOWAT = 16384,	/* writable while less than this waits to go */
@@ -75,6 +77,13 @@ static struct turn {
 	int		 t_cache_used;	/* files were served since the last rest */
 	int		 t_stop_quiet;	/* stopping, and nothing happens: exit */
 	int		 t_spare_fd;	/* given up for a client when out of them */
+	/* TLS: handshakes in line for a thread (server_defer) */
+	int		 t_wakefd;	/* an eventfd: a thread is free */
+	int		 t_defer_head;	/* the ring's first */
+	int		 t_defer_n;	/* in the ring, atomic (read by all) */
+	int		 t_popped;	/* the slot just taken from it, or -1 */
+	int		*t_defer_ring;	/* SLOTS slot numbers */
+	unsigned char	*t_defer_in;	/* SLOTS: in the ring */
 } turn;	/* set up by server_run: zero until then, in .bss */
 
 /* The threads: counters any thread changes, atomically. */
@@ -796,6 +805,97 @@ requeue_listener(void)
 }
 
 /*
+ * TLS handshakes in line.  A step of a handshake (an RSA signature, say)
+ * runs on a thread of its own, on at most as many at once as there are
+ * CPUs (tls.c).  One that finds them all busy waits in line here: its
+ * connection parks, its bytes unread in the socket, and its slot number
+ * goes to the back of a ring.  When a step ends, the turn holder is woken
+ * (t_wakefd) and takes the first in line as if input had come.  So the
+ * turn holder, which serves every other client, never signs for a
+ * handshake itself.  The ring is the turn holder's alone; t_defer_n is
+ * read by the threads that end a step.
+ */
+
+/* Puts the connection served on the turn at the back of the line: 0, or
+ * -1 when there is no line (then it goes on now). */
+int
+server_defer(void)
+{
+	int i, n = turn.t_defer_n;
+
+	if (!ENABLE_TLS || turn.t_defer_ring == NULL || serving == NULL)
+		return -1;
+	i = (int)(serving - slots);
+	if (!turn.t_defer_in[i]) {	/* else in line from before: kept */
+		turn.t_defer_ring[(turn.t_defer_head + n) % SLOTS] = i;
+		turn.t_defer_in[i] = 1;
+		/* before the look at the threads (defer_take), as a thread
+		 * ending a step counts down, then looks here */
+		__atomic_store_n(&turn.t_defer_n, n + 1, __ATOMIC_SEQ_CST);
+	}
+	return 0;
+}
+
+/* May the connection served on the turn start a step: is nobody in line
+ * before it? */
+int
+server_defer_first(void)
+{
+	return turn.t_defer_n == 0 || (serving != NULL &&
+	    turn.t_popped == (int)(serving - slots));
+}
+
+/* A step ended, off the turn: if some wait in line, wake the holder. */
+void
+server_defer_room(void)
+{
+	static const uint64_t one = 1;
+
+	if (__atomic_load_n(&turn.t_defer_n, __ATOMIC_SEQ_CST) > 0)
+		(void)!write(turn.t_wakefd, &one, sizeof(one));
+}
+
+/* The first in line that is still parked, taken, while a thread is free
+ * for its step; or NULL.  Others in line since closed are passed over. */
+static struct slot *
+defer_take(void)
+{
+	struct slot *s;
+	int i, st;
+
+	while (turn.t_defer_n > 0 && tls_room()) {
+		i = turn.t_defer_ring[turn.t_defer_head];
+		turn.t_defer_head = (turn.t_defer_head + 1) % SLOTS;
+		turn.t_defer_in[i] = 0;
+		__atomic_store_n(&turn.t_defer_n, turn.t_defer_n - 1,
+		    __ATOMIC_SEQ_CST);
+		s = &slots[i];
+		st = SLOT_PARKED;
+		if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE,
+		    0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			turn.t_popped = i;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* The line's ring, behind the batch of events, and its eventfd. */
+static int
+defer_init(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET,
+	    .data.u32 = (uint32_t)EV_WAKE };
+
+	turn.t_defer_ring = (int *)(void *)(turn.t_evs + EV_BATCH);
+	turn.t_defer_in = (unsigned char *)(turn.t_defer_ring + SLOTS);
+	turn.t_popped = -1;
+	turn.t_wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return turn.t_wakefd == -1 ? -1 :
+	    epoll_ctl(turn.t_epfd, EPOLL_CTL_ADD, turn.t_wakefd, &ev);
+}
+
+/*
  * The turn holder's loop: the next connection with input, from the batch
  * of events or a new epoll_wait.  Returns NULL once stopping and quiet.
  */
@@ -805,10 +905,15 @@ next_conn(void)
 	struct slot *s;
 	long long now, until;
 	int n, tag, st, hup;
+	uint64_t woken;
 
+	if (ENABLE_TLS)
+		turn.t_popped = -1;
 	for (;;) {
 		if (turn.t_stop_quiet)
 			return NULL;
+		if (ENABLE_TLS && turn.t_defer_n > 0 && (s = defer_take()) != NULL)
+			return s;
 		if (turn.t_ev_i == turn.t_ev_n) {
 			now = now_ms();
 			turn.t_ev_i = turn.t_ev_n = 0;
@@ -851,6 +956,10 @@ next_conn(void)
 		}
 		tag = (int)turn.t_evs[turn.t_ev_i].data.u32;
 		hup = turn.t_evs[turn.t_ev_i++].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR);
+		if (ENABLE_TLS && tag == EV_WAKE) {	/* a step ended */
+			(void)!read(turn.t_wakefd, &woken, sizeof(woken));
+			continue;
+		}
 		if (tag < 0) {		/* EV_LISTENER - i */
 			if ((s = conn_accept(EV_LISTENER - tag)) == NULL)
 				continue;
@@ -1101,13 +1210,19 @@ server_run(int ready)
 	/* address space: a page is touched per slot, or stash page, used
 	 * (configure bounds MAX_CONNECTIONS * HEAD_MAX to 1 GiB) */
 	len = (unsigned long long)SLOTS * (stash_size() + sizeof(*slots)) +
-	    EV_BATCH * sizeof(*turn.t_evs);
+	    EV_BATCH * sizeof(*turn.t_evs) +
+	    (ENABLE_TLS ? SLOTS * (sizeof(int) + 1) : 0);
 	stash = len > SIZE_MAX ? MAP_FAILED : mmap(NULL, (size_t)len,
 	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
 	    MAP_NORESERVE, -1, 0);
+	if (stash != MAP_FAILED) {
+		slots = (struct slot *)(stash + (size_t)SLOTS * stash_size());
+		turn.t_evs = (struct epoll_event *)(slots + SLOTS);
+	}
 	if (stash == MAP_FAILED || peer_init() == -1 ||
 	    (pfd[0].fd = signalfd(-1, &set, SFD_CLOEXEC)) == -1 ||
 	    (turn.t_epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
+	    (ENABLE_TLS && defer_init() == -1) ||
 	    (listener_update(), !listener.l_in_set)) {
 		static const char msg[] =
 		    "mrhttpd: cannot start the event loop\n";
@@ -1115,8 +1230,6 @@ server_run(int ready)
 		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
 		_exit(1);
 	}
-	slots = (struct slot *)(stash + (size_t)SLOTS * stash_size());
-	turn.t_evs = (struct epoll_event *)(slots + SLOTS);
 	if (ready != -1) {
 		/* detached and serving: tell the launcher, then let go of its
 		 * terminal or pipes (stdout stays when it is the log) */

@@ -9,7 +9,8 @@
  * (a TLS record, 0x16) from a plain HTTP request, which gets a 400 in
  * clear text.  The handshake costs milliseconds of CPU, so each step of
  * it runs after handing the turn on, on at most as many threads as there
- * are CPUs (tls_handshake); between the client's flights the
+ * are CPUs, the rest waiting in line, parked (tls_handshake); between
+ * the client's flights the
  * connection is parked as an idle one, on no thread, and evicted like one
  * when the slots run out.  The whole handshake gets REQUEST_TIMEOUT
  * (c_due, which the sweep keeps).  From then on the connection is served and parked as
@@ -278,24 +279,41 @@ tls_step(struct conn *c)
 /*
  * A step of the handshake costs milliseconds of CPU (an RSA signature
  * more), so it runs off the turn, as a thread of its own, while fewer
- * steps than CPUs do; past that, on the turn holder, which so waits for
- * the CPU the others use.  A thread each would not go faster, only take
- * memory: 1,000 handshakes at once against an RSA key took 939 threads
- * and 74 MB of RSS, a router's whole RAM.
+ * steps than CPUs do.  Past that, or behind others waiting, it waits in
+ * line, parked (server_defer): the turn holder goes on serving everyone
+ * else, and takes it up when a step ends.  A thread each would not go
+ * faster, only take memory: 1,000 handshakes at once against an RSA key
+ * took 939 threads and 74 MB of RSS, a router's whole RAM.  Returns as
+ * tls_step, 0 too when in line.
  */
 static int
 tls_handshake(struct conn *c)
 {
-	int off = server_turn &&
-	    __atomic_add_fetch(&steps, 1, __ATOMIC_ACQ_REL) <= g.g_steps_max;
-	int r;
+	int first, off = 0, r;
 
-	if (server_turn && !off)
-		__atomic_sub_fetch(&steps, 1, __ATOMIC_ACQ_REL);
+	if (server_turn) {
+		first = server_defer_first();
+		off = first && __atomic_add_fetch(&steps, 1,
+		    __ATOMIC_SEQ_CST) <= g.g_steps_max;
+		if (first && !off)
+			__atomic_sub_fetch(&steps, 1, __ATOMIC_SEQ_CST);
+		if (!off && server_defer() == 0)
+			return 0;
+	}
 	r = off && server_yield() != 0 ? -1 : tls_step(c);
-	if (off)
-		__atomic_sub_fetch(&steps, 1, __ATOMIC_ACQ_REL);
+	if (off) {
+		/* counted down before the look at the line: see
+		 * server_defer */
+		__atomic_sub_fetch(&steps, 1, __ATOMIC_SEQ_CST);
+		server_defer_room();
+	}
 	return r;
+}
+
+int
+tls_room(void)
+{
+	return __atomic_load_n(&steps, __ATOMIC_SEQ_CST) < g.g_steps_max;
 }
 
 /*

@@ -14,6 +14,9 @@ int	 tls_init(char *, size_t);
 /* The library and its version, for mrhttpd -V. */
 const char *tls_library(void);
 
+/* Is a thread free for a step of a handshake (server.c's line)? */
+int	 tls_room(void);
+
 /* Came this connection over TLS?  (An HTTP/2 stream's view of it
  * keeps the pointer too.) */
 static inline int
@@ -24,6 +27,7 @@ conn_secure(const struct conn *c)
 #else
 static inline int tls_init(char *e, size_t n) { (void)e; (void)n; return 0; }
 static inline const char *tls_library(void) { return ""; }
+static inline int tls_room(void) { return 0; }
 static inline int conn_secure(const struct conn *c) { (void)c; return 0; }
 #endif
 
