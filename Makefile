@@ -283,7 +283,7 @@ check-fuzz: check-deps
 TSAN_TESTS = tests/t/21-idle-connections.t tests/t/23-idle-threads.t \
 	tests/t/60-attack-*.t tests/t/80-h2.t \
 	tests/t/82-h2-streams.t tests/t/83-h2-address-share.t \
-	tests/t/70-tls.t tests/t/71-tls-attack.t
+	tests/t/70-tls.t tests/t/71-tls-attack.t tests/t/73-tls-fairness.t
 check-tsan: check-deps
 	MRHTTPD_MAKEFLAGS="SAN=-fsanitize=thread" CFLAGS="-O1 -g" \
 	  $(PROVE) $(TSAN_TESTS)
