@@ -377,7 +377,7 @@ int	 server_wait(struct conn *, short, int);
 int	 server_thread(void *(*)(void *), void *);
 const unsigned char *server_peer(const struct conn *);
 /* TLS handshakes in line for a thread (tls.c): see server.c */
-int	 server_defer(void);
+int	 server_defer(int);
 int	 server_defer_first(void);
 void	 server_defer_room(void);
 /*

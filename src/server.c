@@ -464,20 +464,31 @@ sweep(long long now)
  * consistent, as are conn_park's and slot_free's stores before they look
  * at l_full: so either conn_room sees the slot parked or freed, or they
  * see l_full set and put the listener back.
+ *
+ * A TLS handshake in line (server_defer) waits for the CPU, not for its
+ * client: with lined 0 it is passed over, with 1 taken only when no other
+ * is left.
  */
 static int
-oldest_in(int st)
+oldest_in(int st, int lined)
 {
 	int i, hi = __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE), oldest = -1;
 	unsigned since, first = 0;
+	int in, first_in = 0;
 
 	for (i = 0; i < hi; i++) {
 		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_SEQ_CST) != st)
 			continue;
 		since = since_of(&slots[i]);
-		if (oldest == -1 || (int)(since - first) < 0) {
+		in = ENABLE_TLS && turn.t_defer_in != NULL &&
+		    __atomic_load_n(&turn.t_defer_in[i], __ATOMIC_RELAXED);
+		if (in && !lined)
+			continue;
+		if (oldest == -1 || in < first_in ||
+		    (in == first_in && (int)(since - first) < 0)) {
 			oldest = i;
 			first = since;
+			first_in = in;
 		}
 	}
 	return oldest;
@@ -486,11 +497,11 @@ oldest_in(int st)
 /* Makes the slot in state from since longest its own, in state to: its
  * index, or -1 when none is in that state. */
 static int
-take_oldest(int from, int to)
+take_oldest(int from, int to, int lined)
 {
 	int i, st;
 
-	while ((i = oldest_in(from)) != -1) {
+	while ((i = oldest_in(from, lined)) != -1) {
 		st = from;
 		if (__atomic_compare_exchange_n(&slots[i].s_state, &st, to, 0,
 		    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
@@ -501,14 +512,15 @@ take_oldest(int from, int to)
 
 /*
  * Makes room by closing the connection parked longest (nginx's reusable
- * connections).  Returns 1 when one was closed, 0 when none could be.
+ * connections), for a newcomer (lined 0) or for a descriptor (1; see
+ * oldest_in).  Returns 1 when one was closed, 0 when none could be.
  * A stale event for the closed slot is harmless, as for any connection
  * closed since its event came (see next_conn).
  */
 static int
-evict_oldest(void)
+evict_oldest(int lined)
 {
-	int i = take_oldest(SLOT_PARKED, SLOT_ACTIVE);
+	int i = take_oldest(SLOT_PARKED, SLOT_ACTIVE, lined);
 
 	if (i != -1)
 		slot_close(&slots[i]);
@@ -524,7 +536,7 @@ evict_oldest(void)
 int
 server_shed_idle(void)
 {
-	return evict_oldest();
+	return evict_oldest(1);
 }
 
 /*
@@ -580,6 +592,21 @@ server_wait(struct conn *c, short events, int ms)
 }
 
 /*
+ * Do TLS handshakes wait in line (server_defer)?  Then no parked client
+ * is closed to make room for a newcomer: the newcomers wait in the
+ * listen queue, and get in as the line moves (each handshake that had
+ * its step parks, and so makes room).  Else, while a flood of
+ * ClientHellos keeps the line longer than the CPU can sign for, every
+ * newcomer would close a client that is further along: the one in line
+ * longest, or one whose handshake is done.
+ */
+static int
+lined_up(void)
+{
+	return ENABLE_TLS && __atomic_load_n(&turn.t_defer_n, __ATOMIC_SEQ_CST);
+}
+
+/*
  * Every slot taken, none parked, and a newcomer admitted (its address
  * passed MAX_CONNECTIONS_PER_IP): ends the wait for a client that began
  * longest ago (server_wait), so that its slot is freed, by its own
@@ -589,7 +616,7 @@ server_wait(struct conn *c, short events, int ms)
 static int
 cut_waiter(void)
 {
-	int i = take_oldest(SLOT_WAITING, SLOT_EVICTING);
+	int i = take_oldest(SLOT_WAITING, SLOT_EVICTING, 0);
 
 	if (i == -1)
 		return 0;
@@ -611,8 +638,9 @@ room_for_one(void)
 {
 	int n = __atomic_load_n(&conns, __ATOMIC_SEQ_CST);
 
-	return n < CONFIG_MAX_CONNECTIONS || oldest_in(SLOT_PARKED) != -1 ||
-	    (n == CONFIG_MAX_CONNECTIONS && oldest_in(SLOT_WAITING) != -1);
+	return n < CONFIG_MAX_CONNECTIONS || (!lined_up() &&
+	    oldest_in(SLOT_PARKED, 0) != -1) ||
+	    (n == CONFIG_MAX_CONNECTIONS && oldest_in(SLOT_WAITING, 0) != -1);
 }
 
 static int
@@ -705,7 +733,7 @@ accept_client(int lfd, struct sockaddr_storage *peer, unsigned char *key)
 		    ") reached");
 		fd = -1;
 	} else if (spent)
-		(void)evict_oldest();	/* an idle one pays for the spare */
+		(void)evict_oldest(1);	/* an idle one pays for the spare */
 	if (spent)
 		turn.t_spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);
 	return fd;
@@ -736,7 +764,7 @@ conn_accept(int l)
 	 * which freed one just the same), else a wait for a client is cut
 	 * and the newcomer takes the slot over the limit meanwhile */
 	if (__atomic_load_n(&conns, __ATOMIC_SEQ_CST) >= CONFIG_MAX_CONNECTIONS &&
-	    !evict_oldest() && (i = __atomic_load_n(&conns,
+	    (lined_up() || !evict_oldest(0)) && (i = __atomic_load_n(&conns,
 	    __ATOMIC_SEQ_CST)) >= CONFIG_MAX_CONNECTIONS &&
 	    (i > CONFIG_MAX_CONNECTIONS || !cut_waiter())) {
 		peer_del(key);
@@ -813,13 +841,17 @@ requeue_listener(void)
  * (t_wakefd) and takes the first in line as if input had come.  So the
  * turn holder, which serves every other client, never signs for a
  * handshake itself.  The ring is the turn holder's alone; t_defer_n is
- * read by the threads that end a step.
+ * read by the threads that end a step, and t_defer_in by any that evicts
+ * (oldest_in).
  */
 
-/* Puts the connection served on the turn at the back of the line: 0, or
- * -1 when there is no line (then it goes on now). */
+/* Puts the connection served on the turn in line: at the back, or with
+ * ahead set (a handshake under way: the client's second flight), at the
+ * front, as finishing what was begun makes more handshakes whole than
+ * beginning more; a flood of ClientHellos cannot hold it back.  Returns
+ * 0, or -1 when there is no line (then it goes on now). */
 int
-server_defer(void)
+server_defer(int ahead)
 {
 	int i, n = turn.t_defer_n;
 
@@ -827,8 +859,12 @@ server_defer(void)
 		return -1;
 	i = (int)(serving - slots);
 	if (!turn.t_defer_in[i]) {	/* else in line from before: kept */
-		turn.t_defer_ring[(turn.t_defer_head + n) % SLOTS] = i;
-		turn.t_defer_in[i] = 1;
+		if (ahead)
+			turn.t_defer_head = (turn.t_defer_head + SLOTS - 1) %
+			    SLOTS;
+		turn.t_defer_ring[(turn.t_defer_head + (ahead ? 0 : n)) %
+		    SLOTS] = i;
+		__atomic_store_n(&turn.t_defer_in[i], 1, __ATOMIC_RELAXED);
 		/* before the look at the threads (defer_take), as a thread
 		 * ending a step counts down, then looks here */
 		__atomic_store_n(&turn.t_defer_n, n + 1, __ATOMIC_SEQ_CST);
@@ -866,7 +902,7 @@ defer_take(void)
 	while (turn.t_defer_n > 0 && tls_room()) {
 		i = turn.t_defer_ring[turn.t_defer_head];
 		turn.t_defer_head = (turn.t_defer_head + 1) % SLOTS;
-		turn.t_defer_in[i] = 0;
+		__atomic_store_n(&turn.t_defer_in[i], 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&turn.t_defer_n, turn.t_defer_n - 1,
 		    __ATOMIC_SEQ_CST);
 		s = &slots[i];

@@ -297,7 +297,7 @@ tls_handshake(struct conn *c)
 		    __ATOMIC_SEQ_CST) <= g.g_steps_max;
 		if (first && !off)
 			__atomic_sub_fetch(&steps, 1, __ATOMIC_SEQ_CST);
-		if (!off && server_defer() == 0)
+		if (!off && server_defer(c->c_tls != NULL) == 0)
 			return 0;
 	}
 	r = off && server_yield() != 0 ? -1 : tls_step(c);
