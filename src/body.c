@@ -107,9 +107,11 @@ body_unread(struct conn *c, struct body *b, const char *p, size_t n)
 /*
  * The chunked framing (RFC 9112 7.1) of the raw bytes buf[0..got): chunk
  * data moves to the front of buf, everything else is consumed.  Lines of
- * the framing end in CRLF, never a bare LF: a front end that reads them
- * otherwise must not be able to hide a request in a body (smuggling).
- * Extensions are skipped, without controls; trailer fields are dropped.
+ * the framing end in CRLF, never a bare LF, the trailer section's too: a
+ * front end that reads them otherwise must not be able to hide a request
+ * in a body (smuggling).  Extensions are skipped, without controls;
+ * trailer fields are checked as fields (a token, ':', a value without
+ * controls; no obs-fold) and dropped.
  * No I/O, so it can be tested and fuzzed alone.  Returns the count of data bytes,
  * with *used set to the raw bytes consumed (less than got only once the
  * body ended: the rest belongs to the next request), or -400 for broken
@@ -194,19 +196,34 @@ body_dechunk(struct body *b, char *buf, size_t got, size_t *used)
 				return -400;
 			b->b_state = CH_SIZE;
 			break;
-		case CH_TRAILER:	/* start of a trailer line */
+		case CH_TRAILER:	/* start of a trailer line, or the end */
 			if (ch == '\r')
 				b->b_state = CH_END_LF;
-			else if (ch == '\n')
-				b->b_state = CH_DONE;
+			else if (http_cls[ch] & C_TCHAR)
+				b->b_state = CH_TRAILER_NAME;
 			else
-				b->b_state = CH_TRAILER_LINE;
+				return -400;	/* bare LF, obs-fold, junk */
 			break;
-		case CH_TRAILER_LINE:	/* trailers are read and dropped */
+		case CH_TRAILER_NAME:	/* trailers are checked and dropped */
 			if (++b->b_ext > 8192)
 				return -400;
-			if (ch == '\n')
-				b->b_state = CH_TRAILER;
+			if (ch == ':')
+				b->b_state = CH_TRAILER_VALUE;
+			else if (!(http_cls[ch] & C_TCHAR))
+				return -400;	/* space before ':' too */
+			break;
+		case CH_TRAILER_VALUE:
+			if (++b->b_ext > 8192)
+				return -400;
+			if (ch == '\r')
+				b->b_state = CH_TRAILER_LF;
+			else if (!(http_cls[ch] & C_VALUE))
+				return -400;	/* bare LF, controls */
+			break;
+		case CH_TRAILER_LF:
+			if (ch != '\n')
+				return -400;
+			b->b_state = CH_TRAILER;
 			break;
 		case CH_END_LF:
 			if (ch != '\n')

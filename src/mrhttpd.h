@@ -152,6 +152,10 @@ struct request {
  * the head, so a slow client does not make us rescan; start it at 0.
  */
 int	 request_parse(struct request *, char *, size_t, size_t *);
+/* util.c: the classes of each byte of a head, C_* bits (RFC 9110 5.6.2
+ * tchar, a request-target's, a field value's, a Host's) */
+enum { C_TCHAR = 1, C_TARGET = 2, C_VALUE = 4, C_HOST = 8 };
+extern const unsigned char http_cls[256];
 /* The empty lines (CR LF, or LF) that may come before a request line
  * (RFC 9112 2.2): how many bytes of buf[0..len) they take.  A bare CR is
  * not one. */
@@ -338,7 +342,8 @@ struct body {
 };
 enum {
 	CH_SIZE, CH_SIZE_WS, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
-	CH_TRAILER, CH_TRAILER_LINE, CH_END_LF, CH_DONE,
+	CH_TRAILER, CH_TRAILER_NAME, CH_TRAILER_VALUE, CH_TRAILER_LF, CH_END_LF,
+	CH_DONE,
 };
 int	 body_start(struct conn *, struct request *, struct body *, long long);
 ssize_t	 body_dechunk(struct body *, char *, size_t, size_t *);

@@ -4,33 +4,6 @@
 
 #include "mrhttpd.h"
 
-/*
- * What each byte may be, one table for the whole head, so that each byte
- * is looked at once: C_TCHAR for methods and field names (tchar, RFC 9110
- * 5.6.2), C_TARGET for the request-target (visible ASCII and obs-text),
- * C_VALUE for field values (those, SP and HTAB), C_HOST for Host (a
- * reg-name, an IP literal and a port: RFC 9112 3.2, RFC 3986 3.2.2).  CR,
- * LF, NUL and the other controls are in no class: every scan stops at them.
- */
-enum { C_TCHAR = 1, C_TARGET = 2, C_VALUE = 4, C_HOST = 8 };
-#define TV	(C_TCHAR | C_TARGET | C_VALUE)
-#define V	(C_TARGET | C_VALUE)
-#define H	C_HOST
-static const unsigned char cls[256] = {
-	['\t'] = C_VALUE, [' '] = C_VALUE,
-	['!'] = TV | H, ['"'] = V, ['#'] = TV, ['$' ... '\''] = TV | H,
-	['('] = V | H, [')'] = V | H, ['*'] = TV | H, ['+'] = TV | H,
-	[','] = V | H, ['-'] = TV | H, ['.'] = TV | H, ['/'] = V,
-	['0' ... '9'] = TV | H, [':'] = V | H, [';'] = V | H, ['<'] = V,
-	['='] = V | H, ['>' ... '@'] = V, ['A' ... 'Z'] = TV | H,
-	['['] = V | H, ['\\'] = V, [']'] = V | H, ['^'] = TV,
-	['_'] = TV | H, ['`'] = TV, ['a' ... 'z'] = TV | H, ['{'] = V,
-	['|'] = TV, ['}'] = V, ['~'] = TV | H, [0x80 ... 0xff] = V,
-};
-#undef H
-#undef TV
-#undef V
-
 /* The names of enum method, in its order: no pointers, no relocations. */
 static const char methods[][8] = {
 	"", "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE",
@@ -238,7 +211,7 @@ request_field(struct request *r, const struct header *h, const char *v,
 	case F_OTHER:
 		break;
 	case F_HOST:	/* one, of host characters only (RFC 9112 3.2) */
-		for (e = v; cls[(unsigned char)*e] & C_HOST; e++)
+		for (e = v; http_cls[(unsigned char)*e] & C_HOST; e++)
 			;
 		if (r->req_host != NULL || *e != '\0')
 			return -400;
@@ -356,7 +329,7 @@ parse_request_line(struct request *r, char *p, int *rc)
 	size_t n;
 
 	*rc = -400;
-	for (t = p; cls[(unsigned char)*t] & C_TCHAR; t++)
+	for (t = p; http_cls[(unsigned char)*t] & C_TCHAR; t++)
 		;
 	if (t == p || *t != ' ')
 		return NULL;
@@ -364,7 +337,7 @@ parse_request_line(struct request *r, char *p, int *rc)
 	r->req_method = method_lookup(p, r->req_method_len);
 
 	/* request-target: visible ASCII and obs-text, no controls or spaces */
-	for (v = ++t; cls[(unsigned char)*v] & C_TARGET; v++)
+	for (v = ++t; http_cls[(unsigned char)*v] & C_TARGET; v++)
 		;
 	if (v == t || *v != ' ')
 		return NULL;
@@ -417,14 +390,14 @@ parse_field(struct request *r, char *p, int *conn, int *rc)
 	char *colon, *v, *e, *next;
 
 	*rc = -400;
-	for (colon = p; cls[(unsigned char)*colon] & C_TCHAR; colon++)
+	for (colon = p; http_cls[(unsigned char)*colon] & C_TCHAR; colon++)
 		;
 	/* no name (obs-fold starts with a space), or space before ':' */
 	if (colon == p || *colon != ':')
 		return NULL;
 	for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
 		;
-	for (e = v; cls[(unsigned char)*e] & C_VALUE; e++)
+	for (e = v; http_cls[(unsigned char)*e] & C_VALUE; e++)
 		;
 	if ((next = line_end(e)) == NULL)
 		return NULL;

@@ -86,7 +86,7 @@ check_parsed(const struct request *r, const char *buf, size_t len, int rc,
 	CHECK(r->req_line[r->req_method_len] == ' ');
 	CHECK(r->req_method == method_lookup(r->req_line, r->req_method_len));
 	for (i = 0; i < r->req_method_len; i++)
-		CHECK(cls[(unsigned char)r->req_line[i]] & C_TCHAR);
+		CHECK(http_cls[(unsigned char)r->req_line[i]] & C_TCHAR);
 	CHECK(r->req_minor == 0 || r->req_minor == 1);
 	CHECK(strlen(r->req_line) >= 12);	/* "A * HTTP/1.1" */
 	CHECK(memcmp(r->req_line + strlen(r->req_line) - 9, " HTTP/1.", 8) == 0);
@@ -130,7 +130,7 @@ check_parsed(const struct request *r, const char *buf, size_t len, int rc,
 		CHECK(h->h_name > r->req_line);
 		CHECK(h->h_name_len >= 1);
 		for (k = 0; k < h->h_name_len; k++)
-			CHECK(cls[(unsigned char)h->h_name[k]] & C_TCHAR);
+			CHECK(http_cls[(unsigned char)h->h_name[k]] & C_TCHAR);
 		CHECK(h->h_name[h->h_name_len] == ':');
 		check_value(buf, head, h->h_value);
 		CHECK(h->h_value > h->h_name + h->h_name_len);

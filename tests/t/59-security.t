@@ -433,6 +433,15 @@ $v->run({ public => $dir });
 	($r) = parse_responses(http("GET /cache?sub HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
 	is($r && $r->{headers}{location}, '/cache%3Fsub/', 'review: QUERY_HACK directory redirect');
 
+	# a trailer section that ends in a bare LF: to a front end that
+	# waits for CRLF CRLF, the rest is still the body
+	my @r = parse_responses(http("POST /cgi-bin/body.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\n"
+		. "GET /smuggled HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+	is(scalar(@r), 1, 'review: a chunked body ended by a bare LF: one answer')
+		or diag(join ' ', map { $_->{status} } @r);
+	is($r[0] && $r[0]{status}, 400, '... 400, not the request behind it');
+
 	unlink "$dir/body-got", "$dir/body-finished";
 	my $s = http_connect();
 	http_send($s, "POST /cgi-bin/body.sh HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"

@@ -48,8 +48,6 @@ enum { MORE = 0, DONE = 1 };		/* has the body ended? */
  * make the chunk line invalid. */
 #define TODO_EXT	"chunk extension not checked against RFC 9112 " \
 			"7.1.1 (400)"
-/* Trailer lines are skipped up to their LF, never parsed as fields. */
-#define TODO_TRAILER	"trailer field not parsed: RFC 9112 5.1 wants 400"
 
 struct row {
 	int		 line;
@@ -187,12 +185,16 @@ static const struct row rows[] = {
 	 * short of its size goes through */
 	{ R("data one short, bare LF", "5\r\nhell\r\n0\r\n\r\n"), NOMAX,
 	  ERR(E400) },
-	/* the end of the trailer section is the end of a field section, where
-	 * RFC 9112 2.2 lets a recipient take a bare LF for CRLF */
+	/* the trailer section is a field section, where RFC 9112 2.2 lets a
+	 * recipient take a bare LF for CRLF; but its end is where the next
+	 * request starts: "0\r\n\nGET /x" was two requests here and one
+	 * body to a front end that waits for CRLF CRLF.  CRLF only */
 	{ R("bare LF ending the trailer section", "5\r\nhello\r\n0\r\n\n"),
-	  NOMAX, OK("hello", 0, DONE) },
+	  NOMAX, ERR(E400) },
 	{ R("bare LF ending a trailer", "0\r\nX: y\n\r\n"), NOMAX,
-	  OK("", 0, DONE) },
+	  ERR(E400) },
+	{ R("a request behind a bare LF", "0\r\n\nGET /x HTTP/1.1\r\n\r\n"),
+	  NOMAX, ERR(E400) },
 
 	/* chunk extensions (RFC 9112 7.1.1): ignored */
 	{ R("extension", "5;name=value\r\nhello\r\n0\r\n\r\n"), NOMAX,
@@ -226,8 +228,20 @@ static const struct row rows[] = {
 	    "0\r\nA: 1\r\nB: 2\r\n\r\nNEXT"), NOMAX, OK("", 4, DONE) },
 	{ R("a trailer ending like the body", "0\r\nX: 0\r\n\r\n\r\n"), NOMAX,
 	  OK("", 2, DONE) },
-	/* RFC 9112 5.2: an obs-fold may be replaced by SP; dropping is fine */
+	/* RFC 9112 5.2: an obs-fold is refused with 400, as in a head */
 	{ R("folded trailer", "0\r\nA: 1\r\n  more\r\n\r\n"), NOMAX,
+	  ERR(E400) },
+	{ R("a trailer without a colon", "0\r\nA\r\n\r\n"), NOMAX,
+	  ERR(E400) },
+	{ R("a trailer without a name", "0\r\n: 1\r\n\r\n"), NOMAX,
+	  ERR(E400) },
+	{ R("controls in a trailer's value", "0\r\nA: \x01\r\n\r\n"), NOMAX,
+	  ERR(E400) },
+	{ R("NUL in a trailer's name", "0\r\nA\0B: 1\r\n\r\n"), NOMAX,
+	  ERR(E400) },
+	{ R("bare CR in a trailer's value", "0\r\nA: 1\r2\r\n\r\n"), NOMAX,
+	  ERR(E400) },
+	{ R("an empty trailer value", "0\r\nA:\r\n\r\n"), NOMAX,
 	  OK("", 0, DONE) },
 	{ R("CR, then junk, ending the trailers", "0\r\n\rX"), NOMAX,
 	  ERR(E400) },
@@ -236,7 +250,7 @@ static const struct row rows[] = {
 	/* RFC 9112 5.1: a server MUST reject whitespace between a field
 	 * name and its colon with 400; the trailer section is fields too */
 	{ R("space before a trailer's colon", "0\r\nA : 1\r\n\r\n"), NOMAX,
-	  ERR_TODO(E400, TODO_TRAILER) },
+	  ERR(E400) },
 };
 
 /* What a run of body_dechunk() calls made of an input. */
@@ -431,10 +445,11 @@ test_long(void)
 	    "1;", 'x', 1000, "\r\na\r\n1;" "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 	    "\r\nb\r\n0\r\n\r\n", 0, "ab", 0, DONE);
-	/* trailers: 8192 bytes in all, each line's first byte not counted */
-	check_long(__LINE__, "trailer section of 8192 bytes", "0\r\nX", 'a',
+	/* trailers: 8192 bytes in all, each line's first byte and LF not
+	 * counted */
+	check_long(__LINE__, "trailer section of 8192 bytes", "0\r\nX:", 'a',
 	    8190, "\r\n\r\nNEXT", 0, "", 4, DONE);
-	check_long(__LINE__, "trailer section of 8193 bytes", "0\r\nX", 'a',
+	check_long(__LINE__, "trailer section of 8193 bytes", "0\r\nX:", 'a',
 	    8191, "\r\n\r\n", E400, NULL, 0, MORE);
 	/* the bound is on the section: 300 short lines are too many */
 	in = tap_alloc(300 * (sizeof(three) - 1) + 1);
