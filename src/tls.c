@@ -256,12 +256,15 @@ tls_step(struct conn *c)
 		t->tl_in_pos = t->tl_in_len = 0;
 		t->tl_budget = READ_BUDGET;
 		c->c_tls = t;
-		c->c_due = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL;
+		if (c->c_due == 0)	/* else set in line (tls_handshake) */
+			c->c_due = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL;
 		mbedtls_ssl_init(&t->tl_ssl);
 		if (mbedtls_ssl_setup(&t->tl_ssl, &g.g_conf) != 0)
 			return -1;	/* tls_close frees it */
 		mbedtls_ssl_set_bio(&t->tl_ssl, c, bio_send, bio_recv, NULL);
 	}
+	if (now_ms() >= c->c_due)
+		return -1;	/* out of time in line: no signature for it */
 	while ((r = mbedtls_ssl_handshake(&t->tl_ssl)) != 0) {
 		if (r == MBEDTLS_ERR_SSL_WANT_READ && now_ms() < c->c_due)
 			return 0;
@@ -297,8 +300,14 @@ tls_handshake(struct conn *c)
 		    __ATOMIC_SEQ_CST) <= g.g_steps_max;
 		if (first && !off)
 			__atomic_sub_fetch(&steps, 1, __ATOMIC_SEQ_CST);
-		if (!off && server_defer(c->c_tls != NULL) == 0)
+		if (!off && server_defer(c->c_tls != NULL) == 0) {
+			/* the handshake's REQUEST_TIMEOUT runs from here: the
+			 * sweep does not take it for an idle connection */
+			if (c->c_due == 0)
+				c->c_due = now_ms() +
+				    CONFIG_REQUEST_TIMEOUT * 1000LL;
 			return 0;
+		}
 	}
 	r = off && server_yield() != 0 ? -1 : tls_step(c);
 	if (off) {
