@@ -69,7 +69,8 @@ open_dirs(char *path, int create, char **last)
  * Splits the request's path below PUT_PATH into its directory, opened
  * (open_dirs), and its last component, copied to name.  Returns the
  * directory's fd, or -status: 405 outside PUT_PATH, 403 for the name of
- * a temporary file, 414 deeper than TREE_DEPTH_MAX.
+ * a temporary file, 400 for a control byte in a name to create, 414
+ * deeper than TREE_DEPTH_MAX.
  */
 static int
 upload_locate(struct request *r, int create, char *name,
@@ -93,6 +94,12 @@ upload_locate(struct request *r, int create, char *name,
 	 * written, removed, or made a directory the sweep does not read */
 	if (strstr(path + plen, "/" UPLOAD_PREFIX) != NULL)
 		return -403;
+	/* no name with a control byte (a newline, an escape) is made: it
+	 * would break the listings, logs and scripts of whoever reads the
+	 * tree.  One that is there already may still be read or removed */
+	for (p = path + plen; create && *p != '\0'; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			return -400;
 	for (p = path + plen + 1; (p = strchr(p, '/')) != NULL; p++)
 		depth++;
 	if (depth > TREE_DEPTH_MAX)

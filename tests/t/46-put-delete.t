@@ -261,6 +261,25 @@ my $url = "http://127.0.0.1:$port";
 	is(slurp("$ht/index.html"), "index\n", 'index.html neither replaced nor deleted');
 }
 
+# --- names with control bytes: not made, but removable --------------------------------
+{
+	for my $p ('/incoming/a%0d%0ab', '/incoming/esc%1b', '/incoming/d%0a/f',
+	    '/incoming/del%7f') {
+		my $r = req('PUT', $p, "data\n");
+		is($r->{status}, 400, "PUT $p: 400");
+	}
+	opendir(my $d, $in) or die "$in: $!";
+	my @odd = grep { /[\x00-\x1f\x7f]/ } readdir $d;
+	closedir $d;
+	is(scalar @odd, 0, '... no name with a control byte made');
+	spew("$in/new\nline", "odd\n");
+	my $r = req('GET', '/incoming/new%0Aline');
+	is($r->{status}, 200, 'one already there can be read');
+	$r = req('DELETE', '/incoming/new%0Aline');
+	is($r->{status}, 204, '... and deleted');
+	ok(!-e "$in/new\nline", '... gone');
+}
+
 # --- PUT: 201 new, 204 replaced, directories created --------------------------------
 {
 	my $r = req('PUT', '/incoming/new.txt', "first\n");
