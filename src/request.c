@@ -91,7 +91,8 @@ parse_clen(const char *v, long long *out)
  * "chunked", the one coding we decode; -501 for a list with a coding we
  * do not implement ("gzip, chunked" would otherwise have its gzip
  * silently dropped); -400 for a list whose last coding is not chunked,
- * or with chunked twice, as then nothing delimits the body.
+ * or with chunked twice, as then nothing delimits the body, or with
+ * parameters on chunked, which has none (RFC 9112 7.1).
  */
 static int
 te_check(const char *v)
@@ -105,6 +106,8 @@ te_check(const char *v)
 			return -400;
 		last_chunked = it.li_len == 7 &&
 		    strncasecmp(it.li_name, "chunked", 7) == 0;
+		if (last_chunked && it.li_params != NULL)
+			return -400;	/* chunked has no parameters */
 		if (last_chunked)
 			chunked++;
 		else

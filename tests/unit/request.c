@@ -276,6 +276,12 @@ static const struct bad bad[] = {
 	    "Transfer-Encoding: x;p=1, chunked\r\n\r\n"), -501 },
 	{ B("Transfer-Encoding: chunked, chunked", "POST / HTTP/1.1\r\n" HOST
 	    "Transfer-Encoding: chunked, chunked\r\n\r\n"), -400 },
+	/* RFC 9112 7.1: chunked has no parameters; one that has them is no
+	 * framing a front end and we would surely read alike */
+	{ B("Transfer-Encoding: chunked;q=1", "POST / HTTP/1.1\r\n" HOST
+	    "Transfer-Encoding: chunked;q=1\r\n\r\n"), -400 },
+	{ B("Transfer-Encoding: gzip, chunked ; x", "POST / HTTP/1.1\r\n" HOST
+	    "Transfer-Encoding: gzip, chunked ; x\r\n\r\n"), -400 },
 	{ B("Transfer-Encoding: chunked, gzip", "POST / HTTP/1.1\r\n" HOST
 	    "Transfer-Encoding: chunked, gzip\r\n\r\n"), -400 },
 	{ B("Transfer-Encoding: gzip", "POST / HTTP/1.1\r\n" HOST
