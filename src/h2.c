@@ -442,10 +442,16 @@ h2s_field(struct h2s *s, const char *name, size_t nlen, const char *value,
 		} else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
 			s->s_target = v;
 			s->s_target_len = vlen;
-		} else if (nlen == 10 && memcmp(name, ":authority", 10) == 0 &&
-		    request_header(r, &(struct header){ .h_name = "Host",
-		    .h_name_len = 4, .h_value = v }, v) != 0)
-			s->s_status = 400;	/* checked as Host is */
+		} else if (nlen == 10 && memcmp(name, ":authority", 10) == 0) {
+			/* checked, stored and passed on (HTTP_HOST) as Host */
+			h = &r->req_hdrs[r->req_nhdrs];
+			*h = (struct header){ .h_name = "Host", .h_name_len = 4,
+			    .h_value = v };
+			if ((rc = request_header(r, h, v)) != 0)
+				s->s_status = -rc;
+			else	/* the first field: there is room */
+				r->req_nhdrs++;
+		}
 		return;
 	}
 	/* :authority stands for Host (RFC 9113 8.3.1) */

@@ -30,6 +30,7 @@ body=$(cat)
 printf 'Content-Type: text/plain\n\n'
 printf 'PROTO=%s HTTPS=%s LEN=%s BODY=%s\n' "$SERVER_PROTOCOL" "$HTTPS" \
 	"$CONTENT_LENGTH" "$body"
+printf 'HOST=%s NAME=%s\n' "$HTTP_HOST" "$SERVER_NAME"
 EOF
 script("$dir/cgi-bin/slow.sh", <<'EOF');
 #!/bin/sh
@@ -139,6 +140,8 @@ ok($r->{status} == 204 && !-e $t->htdocs . '/up/new.txt', 'DELETE: 204, gone');
 $r = h2c("$base/cgi-bin/env.sh", '--data-binary', 'abc');
 like($r->{body}, qr/^PROTO=HTTP\/2\.0 HTTPS= LEN=3 BODY=abc$/m,
 	'CGI: a POST body, SERVER_PROTOCOL HTTP/2.0');
+like($r->{body}, qr/^HOST=127\.0\.0\.1:\d+ NAME=127\.0\.0\.1$/m,
+	'CGI: :authority is HTTP_HOST, as Host over HTTP/1');
 $r = h2c("$base/cgi-bin/count.sh");
 my @n = split /\n/, $r->{body};
 ok($r->{status} == 200 && @n == 20000 && $n[-1] eq '20000',
