@@ -1385,7 +1385,8 @@ const struct transport h2s_transport = {
 /*
  * Frames that make us answer or work without a request being served:
  * PING, SETTINGS, RST_STREAM ("rapid reset", CVE-2023-44487), PRIORITY
- * and empty DATA, and header lists past the limit (431s, h2_header).
+ * and empty DATA, frames that make us reset a stream (h2_sent), and
+ * header lists past the limit (431s, h2_header).
  * HTTP2_MAX_CONTROL a second; past that, GOAWAY.  Returns 1 when this one
  * ended the session.
  */
@@ -1528,6 +1529,23 @@ h2_frame(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 		(void)h2_control(h);
 		break;
 	}
+	return 0;
+}
+
+/*
+ * A frame sent.  A RST_STREAM that nghttp2 sent of itself (an invalid
+ * field, DATA past the content-length, a stream past the concurrency
+ * limit: any code but the INTERNAL_ERROR of our own) is a reset the client
+ * made us send ("MadeYouReset", CVE-2025-8671): counted as one it sent
+ * itself, or the rapid-reset bound would not hold.
+ */
+static int
+h2_sent(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
+{
+	(void)ses;
+	if (f->hd.type == NGHTTP2_RST_STREAM &&
+	    f->rst_stream.error_code != NGHTTP2_INTERNAL_ERROR)
+		(void)h2_control(arg);
 	return 0;
 }
 
@@ -2043,6 +2061,7 @@ h2_init(void)
 	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, h2_begin);
 	nghttp2_session_callbacks_set_on_header_callback(cb, h2_header);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, h2_frame);
+	nghttp2_session_callbacks_set_on_frame_send_callback(cb, h2_sent);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, h2_data);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb,
 	    h2_stream_close);

@@ -245,6 +245,14 @@ sub flood {
 flood('rapid reset: 2,000 streams opened and reset',
 	join('', map { h2_headers(2 * $_ + 1, '/25.txt')
 		. h2_frame(H2_RST, 0, 2 * $_ + 1, pack('N', 8)) } 0 .. 1999), 11);
+flood('reset by the server: 2,000 streams with an invalid field',
+	join('', map { h2_headers(2 * $_ + 1, '/25.txt', 1, 'X-Up' => '1') }
+		0 .. 1999), 11);
+flood('reset by the server: 2,000 POSTs past their content-length',
+	join('', map { h2_frame(H2_HEADERS, 4, 2 * $_ + 1, h2_block(
+		':method' => 'POST', ':scheme' => 'http', ':path' => '/25.txt',
+		':authority' => 'localhost', 'content-length' => '1'))
+		. h2_frame(H2_DATA, 1, 2 * $_ + 1, 'ab') } 0 .. 1999), 11);
 flood('PING flood: 5,000 PINGs',
 	h2_frame(H2_PING, 0, 0, 'pingpong') x 5000, 11);
 flood('SETTINGS flood: 5,000 SETTINGS', h2_settings(3 => 100) x 5000, 11);
