@@ -82,11 +82,13 @@ auth_file_check(const char *v)
 {
 	char cred[512], *pass, *h;
 	const char *hash;
+	ssize_t n;
 	int u, ok = 0;
 
+	/* a NUL would cut the password short: "secret\0junk" is no secret */
 	if (v == NULL || nusers == 0 || strncasecmp(v, "Basic ", 6) != 0 ||
-	    base64_decode(v + 6, cred, sizeof(cred)) < 0 ||
-	    (pass = strchr(cred, ':')) == NULL)
+	    (n = base64_decode(v + 6, cred, sizeof(cred))) < 0 ||
+	    strlen(cred) != (size_t)n || (pass = strchr(cred, ':')) == NULL)
 		return NULL;
 	*pass++ = '\0';
 	for (u = 0; u < nusers; u++)

@@ -389,15 +389,22 @@ http_date_parse(const char *s, time_t *t)
 	return 0;
 }
 
-/* Decodes base64 into out, NUL-terminated; returns the length or -1. */
+/*
+ * Decodes base64 (RFC 4648 4) into out, NUL-terminated; returns the length
+ * or -1.  Strict, as a credential must be one string only: padding, if
+ * any, as much as the length needs and nothing after it, no bits left
+ * over that are not zero, no length that leaves 6 bits alone.  Without
+ * padding too (HTTP2-Settings has none).  Decoded NULs are the caller's
+ * to refuse where they matter.
+ */
 ssize_t
 base64_decode(const char *s, char *out, size_t outsz)
 {
 	unsigned v = 0;
 	int bits = 0, d;
-	size_t n = 0;
+	size_t n = 0, k = 0, pad = 0;
 
-	for (; *s != '\0' && *s != '='; s++) {
+	for (; *s != '\0' && *s != '='; s++, k++) {
 		if (*s >= 'A' && *s <= 'Z') d = *s - 'A';
 		else if (*s >= 'a' && *s <= 'z') d = *s - 'a' + 26;
 		else if (*s >= '0' && *s <= '9') d = *s - '0' + 52;
@@ -412,6 +419,11 @@ base64_decode(const char *s, char *out, size_t outsz)
 			out[n++] = (char)(v >> bits & 0xff);
 		}
 	}
+	for (; *s == '='; s++)
+		pad++;
+	if (*s != '\0' || k % 4 == 1 || (pad > 0 && (k + pad) % 4 != 0) ||
+	    (v & ((1U << bits) - 1)) != 0 || outsz == 0)
+		return -1;
 	out[n] = '\0';
 	return (ssize_t)n;
 }

@@ -99,7 +99,7 @@ like($out, qr/^mrhttpd: .*AUTH_HEADER/m, '... with a line naming AUTH_HEADER');
 	my $ta = eval { MrhttpdTest->new(conf => { AUTH_FILE => $users,
 		DEFAULT_INDEX => 'index.html' }) };
 	SKIP: {
-	skip('AUTH_FILE needs crypt(3), which this toolchain lacks', 9)
+	skip('AUTH_FILE needs crypt(3), which this toolchain lacks', 11)
 		unless $ta;
 	$ta->write_file('index.html', "members only\n");
 	$ta->run();
@@ -111,6 +111,10 @@ like($out, qr/^mrhttpd: .*AUTH_HEADER/m, '... with a line naming AUTH_HEADER');
 	is(status('GET', '/', $basic->('carol:wonderland')), 401, 'AUTH_FILE: unknown user');
 	is(status('GET', '/', $basic->('alice')), 401, 'AUTH_FILE: no colon');
 	is(status('GET', '/', $basic->('# comment:x')), 401, 'comments are not users');
+	is(status('GET', '/', $basic->("alice:wonderland\0junk")), 401,
+		'AUTH_FILE: a NUL after the password is no password');
+	is(status('GET', '/', $basic->('alice:wonderland') . '=junk'), 401,
+		'AUTH_FILE: junk after the base64');
 	$ta->stop();
 	rename $users, "$users.gone";
 	my ($rc2, $out2) = run_cmd(MrhttpdTest::_wrapper(), $ta->binary, '-f', '-p', '1', '-r', $ta->htdocs);

@@ -431,10 +431,57 @@ test_http_date_parse(void)
 	tap_row(0);
 }
 
+/* base64_decode(in, dst, 16): the result and, when >= 0, dst. */
+static const struct {
+	int		 line;
+	const char	*in;
+	ssize_t		 rc;
+	const char	*out;
+} b64s[] = {
+	{ __LINE__, "YWxpY2U6c2VjcmV0", 12, "alice:secret" },
+	{ __LINE__, "YQ==", 1, "a" },
+	{ __LINE__, "YWI=", 2, "ab" },
+	{ __LINE__, "YQ", 1, "a" },		/* no padding: HTTP2-Settings */
+	{ __LINE__, "YWI", 2, "ab" },
+	{ __LINE__, "", 0, "" },
+	{ __LINE__, "YQ=", -1, NULL },		/* padding short */
+	{ __LINE__, "YQ===", -1, NULL },	/* padding long */
+	{ __LINE__, "YWI==", -1, NULL },
+	{ __LINE__, "YQ==junk", -1, NULL },	/* after the padding */
+	{ __LINE__, "YQ==YQ==", -1, NULL },
+	{ __LINE__, "YQ== ", -1, NULL },
+	{ __LINE__, "Y", -1, NULL },		/* 6 bits alone */
+	{ __LINE__, "YWJjZ", -1, NULL },
+	{ __LINE__, "YR==", -1, NULL },		/* bits left over: not "a" */
+	{ __LINE__, "YWJ=", -1, NULL },
+	{ __LINE__, "YW-j", -1, NULL },
+	{ __LINE__, "=", -1, NULL },
+	{ __LINE__, "AAAAAAAAAAAAAAAAAAAAAA==", -1, NULL },	/* 16: no room */
+};
+
+static void
+test_base64_decode(void)
+{
+	char dst[16];
+	ssize_t rc;
+	size_t i;
+
+	for (i = 0; i < sizeof(b64s) / sizeof(b64s[0]); i++) {
+		tap_row(b64s[i].line);
+		rc = base64_decode(b64s[i].in, dst, sizeof(dst));
+		is_int(rc, b64s[i].rc, "base64_decode(\"%s\")", b64s[i].in);
+		if (rc >= 0 && b64s[i].rc >= 0)
+			is_str(dst, b64s[i].out, "base64_decode(\"%s\"): bytes",
+			    b64s[i].in);
+	}
+	tap_row(0);
+}
+
 int
 main(void)
 {
 	test_url_decode();
+	test_base64_decode();
 	test_path_normalize();
 	test_buf_uint();
 	test_buf_bounds();
