@@ -159,6 +159,31 @@ conn_options(const char *v)
 	return found;
 }
 
+/*
+ * Is v a Host value: uri-host [":" port] (RFC 9112 3.2, RFC 3986 3.2.2)?
+ * An IP literal in brackets, or a reg-name (or IPv4 address) without
+ * brackets or colons, then at most one colon and digits.
+ */
+static int
+host_ok(const char *v)
+{
+	const char *e = v;
+
+	if (*e == '[') {
+		while (*++e != ']')
+			if (*e == '[' || !(http_cls[(unsigned char)*e] & C_HOST))
+				return 0;	/* the NUL too: no ']' */
+		e++;
+	} else
+		while (*e != ':' && *e != '[' && *e != ']' &&
+		    http_cls[(unsigned char)*e] & C_HOST)
+			e++;
+	if (*e == ':')
+		while (*++e >= '0' && *e <= '9')
+			;
+	return *e == '\0';
+}
+
 /* The fields the server reads, by length and first letter: one compare
  * for the one name each could be. */
 enum hfield {
@@ -206,17 +231,14 @@ static int
 request_field(struct request *r, const struct header *h, const char *v,
     int *conn)
 {
-	const char *e;
 	long long n;
 	int rc;
 
 	switch (field_of(h->h_name, h->h_name_len)) {
 	case F_OTHER:
 		break;
-	case F_HOST:	/* one, of host characters only (RFC 9112 3.2) */
-		for (e = v; http_cls[(unsigned char)*e] & C_HOST; e++)
-			;
-		if (r->req_host != NULL || *e != '\0')
+	case F_HOST:	/* one, uri-host [":" port] (RFC 9112 3.2) */
+		if (r->req_host != NULL || !host_ok(v))
 			return -400;
 		r->req_host = v;
 		break;

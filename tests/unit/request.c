@@ -235,6 +235,14 @@ static const struct good good[] = {
 	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "a" },
 	{ G("empty Host value", "GET / HTTP/1.1\r\nHost:\r\n\r\n"),
 	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "" },
+	{ G("Host with a port", "GET / HTTP/1.1\r\nHost: h.example:8080\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "h.example:8080" },
+	{ G("Host, IPv6 with a port", "GET / HTTP/1.1\r\nHost: [::1]:80\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "[::1]:80" },
+	{ G("Host, IPv6", "GET / HTTP/1.1\r\nHost: [fe80::1]\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "[fe80::1]" },
+	{ G("Host, an empty port", "GET / HTTP/1.1\r\nHost: h:\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "h:" },
 	{ G("Host after other fields", GET11 "Accept: */*\r\nHost: b\r\n\r\n"),
 	  ALL, M_GET, "/", "/", NULL, 1, KEEP, NOLEN, 0, "b" },
 	{ G("X-Host is not Host", "GET / HTTP/1.0\r\nX-Host: b\r\n\r\n"),
@@ -390,6 +398,16 @@ static const struct bad bad[] = {
 	  -400 },
 	{ B("duplicate Host in 1.0", "GET / HTTP/1.0\r\n" HOST HOST "\r\n"),
 	  -400 },
+	/* Host = uri-host [ ":" port ] (RFC 9112 3.2, RFC 3986 3.2.2): an
+	 * invalid value is a 400 (a MUST), not only a wrong character */
+	{ B("Host a:b:c", GET11 "Host: a:b:c\r\n\r\n"), -400 },
+	{ B("Host a:80:80", GET11 "Host: a:80:80\r\n\r\n"), -400 },
+	{ B("Host a:8x", GET11 "Host: a:8x\r\n\r\n"), -400 },
+	{ B("Host [::1]x", GET11 "Host: [::1]x\r\n\r\n"), -400 },
+	{ B("Host [::1", GET11 "Host: [::1\r\n\r\n"), -400 },
+	{ B("Host a]b", GET11 "Host: a]b\r\n\r\n"), -400 },
+	{ B("Host a[b]", GET11 "Host: a[b]\r\n\r\n"), -400 },
+	{ B("Host [a[b]]", GET11 "Host: [a[b]]\r\n\r\n"), -400 },
 
 	/* Content-Length */
 	{ B("Content-Length abc", GET11 HOST "Content-Length: abc\r\n\r\n"),
