@@ -443,13 +443,19 @@ h2s_field(struct h2s *s, const char *name, size_t nlen, const char *value,
 			s->s_target = v;
 			s->s_target_len = vlen;
 		} else if (nlen == 10 && memcmp(name, ":authority", 10) == 0) {
-			/* checked, stored and passed on (HTTP_HOST) as Host */
+			/* checked, stored and passed on (HTTP_HOST) as Host;
+			 * the first field (pseudo-fields come first), but
+			 * bounded all the same */
+			if (r->req_nhdrs == MAX_HEADERS) {
+				s->s_status = 431;
+				return;
+			}
 			h = &r->req_hdrs[r->req_nhdrs];
 			*h = (struct header){ .h_name = "Host", .h_name_len = 4,
 			    .h_value = v };
 			if ((rc = request_header(r, h, v)) != 0)
 				s->s_status = -rc;
-			else	/* the first field: there is room */
+			else
 				r->req_nhdrs++;
 		}
 		return;

@@ -621,10 +621,11 @@ dir_read(int fd, void *buf, size_t n)
 /*
  * What each byte may be in a head (request.c) or a trailer (body.c), one
  * table, so that each byte is looked at once: C_TCHAR for methods and
- * field names (tchar, RFC 9110 5.6.2), C_TARGET for the request-target (visible ASCII and obs-text),
- * C_VALUE for field values (those, SP and HTAB), C_HOST for Host (a
- * reg-name, an IP literal and a port: RFC 9112 3.2, RFC 3986 3.2.2).  CR,
- * LF, NUL and the other controls are in no class: every scan stops at them.
+ * field names (tchar, RFC 9110 5.6.2), C_TARGET for the request-target
+ * (visible ASCII and obs-text), C_VALUE for field values (those, SP and
+ * HTAB), C_HOST for Host (a reg-name, an IP literal and a port: RFC 9112
+ * 3.2, RFC 3986 3.2.2).  CR, LF, NUL and the other controls are in no
+ * class: every scan stops at them.
  */
 #define TV	(C_TCHAR | C_TARGET | C_VALUE)
 #define V	(C_TARGET | C_VALUE)
