@@ -129,7 +129,10 @@ my $s = http_connect();
 http_send($s, "GET /cgi-bin/sleep.sh HTTP/1.1\r\nHost: x\r\n\r\n");
 my $pg;
 wait_for(sub { ($pg) = (slurp("$jail/tmp/sleep.pid") // '') =~ /^(\d+)/; $pg }, 5);
-ok($pg && grep({ $_->[2] eq 'sleep 1000' } pgrp_members($pg)), 'sleep 1000 runs in the jail');
+# the script writes its pid, then starts sleep: wait for that too (under
+# ASan on a loaded machine it once came after the look)
+ok(wait_for(sub { $pg && grep({ $_->[2] eq 'sleep 1000' } pgrp_members($pg)) }, 5),
+	'sleep 1000 runs in the jail');
 ok($pg && (MrhttpdJail::proc_ids($pg) // { uid => [] })->{uid}[0] == $nuid, '... as nobody');
 is($pg && readlink("/proc/$pg/root"), $jail, '... chrooted');
 $r = exchange(sock => $s, head => '', timeout => 10);
