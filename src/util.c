@@ -421,7 +421,7 @@ base64_decode(const char *s, char *out, size_t outsz)
 	}
 	for (; *s == '='; s++)
 		pad++;
-	if (*s != '\0' || k % 4 == 1 || (pad > 0 && (k + pad) % 4 != 0) ||
+	if (*s != '\0' || k % 4 == 1 || (pad > 0 && pad != (4 - k % 4) % 4) ||
 	    (v & ((1U << bits) - 1)) != 0 || outsz == 0)
 		return -1;
 	out[n] = '\0';

@@ -447,6 +447,10 @@ static const struct {
 	{ __LINE__, "YQ=", -1, NULL },		/* padding short */
 	{ __LINE__, "YQ===", -1, NULL },	/* padding long */
 	{ __LINE__, "YWI==", -1, NULL },
+	{ __LINE__, "YQ======", -1, NULL },	/* a padding group more */
+	{ __LINE__, "YWI=====", -1, NULL },
+	{ __LINE__, "YWJj====", -1, NULL },	/* padding where none is due */
+	{ __LINE__, "YWJj", 3, "abc" },
 	{ __LINE__, "YQ==junk", -1, NULL },	/* after the padding */
 	{ __LINE__, "YQ==YQ==", -1, NULL },
 	{ __LINE__, "YQ== ", -1, NULL },
