@@ -1,4 +1,5 @@
 /* request.c - parse a request head in place (RFC 9112).  No I/O here. */
+#include <arpa/inet.h>
 #include <string.h>
 #include <strings.h>
 
@@ -160,9 +161,36 @@ conn_options(const char *v)
 }
 
 /*
+ * Is [p, p + n) the inside of an IP-literal (RFC 3986 3.2.2)?  An IPv6
+ * address, as inet_pton reads it, or IPvFuture: "v", hex digits, ".",
+ * then unreserved, sub-delims or ":" (the caller has checked C_HOST).
+ */
+static int
+ip_literal(const char *p, size_t n)
+{
+	char a[INET6_ADDRSTRLEN];
+	struct in6_addr in6;
+	size_t i = 1;
+
+	if (n > 0 && (*p | 0x20) == 'v') {
+		while (i < n && hex_digit(p[i]) >= 0)
+			i++;
+		if (i == 1 || i + 1 >= n || p[i] != '.')
+			return 0;
+		return memchr(p, '%', n) == NULL;
+	}
+	if (n >= sizeof(a))
+		return 0;
+	memcpy(a, p, n);
+	a[n] = '\0';
+	return inet_pton(AF_INET6, a, &in6) == 1;
+}
+
+/*
  * Is v a Host value: uri-host [":" port] (RFC 9112 3.2, RFC 3986 3.2.2)?
  * An IP literal in brackets, or a reg-name (or IPv4 address) without
- * brackets or colons, then at most one colon and digits.
+ * brackets or colons and with "%" only before two hex digits, then at
+ * most one colon and digits.
  */
 static int
 host_ok(const char *v)
@@ -173,11 +201,15 @@ host_ok(const char *v)
 		while (*++e != ']')
 			if (*e == '[' || !(http_cls[(unsigned char)*e] & C_HOST))
 				return 0;	/* the NUL too: no ']' */
+		if (!ip_literal(v + 1, (size_t)(e - v - 1)))
+			return 0;
 		e++;
 	} else
-		while (*e != ':' && *e != '[' && *e != ']' &&
-		    http_cls[(unsigned char)*e] & C_HOST)
-			e++;
+		for (; *e != ':' && *e != '[' && *e != ']' &&
+		    http_cls[(unsigned char)*e] & C_HOST; e++)
+			if (*e == '%' && (hex_digit(e[1]) < 0 ||
+			    hex_digit(e[2]) < 0))
+				return 0;
 	if (*e == ':')
 		while (*++e >= '0' && *e <= '9')
 			;
