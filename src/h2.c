@@ -460,9 +460,15 @@ h2s_field(struct h2s *s, const char *name, size_t nlen, const char *value,
 		}
 		return;
 	}
-	/* :authority stands for Host (RFC 9113 8.3.1) */
-	if (nlen == 4 && strncasecmp(name, "host", 4) == 0 && r->req_host != NULL)
+	/* :authority stands for Host; a Host beside it names the same
+	 * authority or the request is malformed (RFC 9113 8.3.1) */
+	if (nlen == 4 && strncasecmp(name, "host", 4) == 0 &&
+	    r->req_host != NULL) {
+		if (strlen(r->req_host) != vlen ||
+		    strncasecmp(r->req_host, v, vlen) != 0)
+			s->s_status = 400;
 		return;
+	}
 	/* cookie crumbs are one Cookie again, joined with "; " (RFC 9113
 	 * 8.2.3), as a program expects it in HTTP_COOKIE */
 	if (nlen == 6 && memcmp(name, "cookie", 6) == 0 && h2s_cookie(s, v, vlen))

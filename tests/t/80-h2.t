@@ -174,6 +174,22 @@ is($r->{status}, 400, ':authority with userinfo: 400, as a Host would get');
 $r = h2c("$base/", '-H', 'Host: my_router.lan:8080');
 is($r->{status}, 200, ':authority with _ and a port: 200');
 
+# a Host beside :authority must name the same authority (RFC 9113 8.3.1):
+# one that differs would let a program or a log see another host than
+# the one routed on
+for (['other.example', qr/400 Bad Request/, 'another'],
+    ['LOCALHOST', qr/^hello over h2$/, 'the same (case aside)']) {
+	my ($host, $want, $what) = @$_;
+	my $c = h2_open($port);
+	http_send($c, h2_headers(1, '/index.html', 1, 'host' => $host));
+	my ($g) = h2_read($c, 5, sub { $_[0]{type} == H2_DATA && $_[0]{flags} & 1
+		|| $_[0]{type} == H2_RST });
+	my $page = join '', map { $_->{payload} } grep { $_->{type} == H2_DATA } @$g;
+	like($page, $want, "Host beside :authority, $what: "
+		. ($what eq 'another' ? '400' : 'served'));
+	close $c;
+}
+
 # CONNECT has :authority and no :path (RFC 9113 8.5): nothing is proxied,
 # so 405, as over HTTP/1 (its error page tells; the status is Huffman-coded)
 {
