@@ -461,33 +461,36 @@ is_star(const char *v)
 /*
  * Does a list of entity-tags (If-Match, If-None-Match) name etag?  "*"
  * names any.  Strong comparison (If-Match) ignores weak tags; weak
- * comparison (If-None-Match) compares the opaque parts.
+ * comparison (If-None-Match) compares the opaque parts.  A list that is
+ * malformed anywhere, after a match too, names nothing.
  */
 static int
 etag_match(const char *list, const char *etag, int strong)
 {
 	size_t n = strlen(etag);
 	const char *q;
-	int weak;
+	int weak, found = 0;
 
 	if (is_star(list))
 		return 1;
-	while (*list != '\0') {
+	for (;;) {
 		while (*list == ' ' || *list == '\t' || *list == ',')
 			list++;
 		if (*list == '\0')
-			break;
+			return found;
 		weak = list[0] == 'W' && list[1] == '/';
 		if (weak)
 			list += 2;
 		if (*list != '"' || (q = strchr(list + 1, '"')) == NULL)
-			return 0;	/* malformed: no match */
+			return 0;
 		if (!(weak && strong) && (size_t)(q + 1 - list) == n &&
 		    memcmp(list, etag, n) == 0)
-			return 1;
-		list = q + 1;
+			found = 1;
+		for (list = q + 1; *list == ' ' || *list == '\t'; list++)
+			;
+		if (*list != ',' && *list != '\0')
+			return 0;	/* no comma between two elements */
 	}
-	return 0;
 }
 
 /*
@@ -551,18 +554,19 @@ preconditions_untagged(const struct request *r)
 }
 
 /* Reads a byte position; saturates at the largest off_t instead of
- * overflowing or truncating. */
+ * overflowing or truncating, and only past it. */
 static const char *
 range_pos(const char *s, off_t *v)
 {
 	const unsigned long long max = (unsigned long long)
 	    (((off_t)1 << (sizeof(off_t) * 8 - 2)) - 1) * 2 + 1;
-	unsigned long long n = 0;
+	unsigned long long n = 0, d;
 
-	for (; *s >= '0' && *s <= '9'; s++)
-		n = n > (max - 9) / 10 ? max :
-		    n * 10 + (unsigned long long)(*s - '0');
-	*v = (off_t)(n > max ? max : n);
+	for (; *s >= '0' && *s <= '9'; s++) {
+		d = (unsigned long long)(*s - '0');
+		n = n > (max - d) / 10 ? max : n * 10 + d;
+	}
+	*v = (off_t)n;
 	return s;
 }
 
@@ -585,8 +589,10 @@ range_parse(const char *v, off_t size, off_t *off, off_t *len)
 	if (*v == '-') {		/* suffix: the last b bytes */
 		if ((s = range_pos(v + 1, &b)) == v + 1 || *s != '\0')
 			return 0;
-		if (b == 0 || size == 0)
+		if (b == 0)
 			return -1;
+		if (size == 0)		/* satisfiable, but no 206 can say */
+			return 0;	/* "nothing": RFC 9110 14.2 lets us ignore it */
 		*off = b >= size ? 0 : size - b;
 		*len = size - *off;
 		return 1;

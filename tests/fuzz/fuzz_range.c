@@ -21,17 +21,8 @@
 /* --- the model --------------------------------------------------------------- */
 #define OFF_MAX	((off_t)0x7fffffffffffffffLL)
 
-/*
- * Digits, at least one; NULL when none.  Like range_pos(), a number too
- * big for an off_t reads as OFF_MAX (2^63 - 1), and so does every number
- * from NEAR_MAX up: range_pos() saturates a little early (its test is
- * n > (max - 9) / 10 whatever the next digit).  That is copied here:
- * else "bytes=A-B" with A and B both that big and B < A, invalid and so
- * ignored by the model but a 416 from range_parse() (they read as equal),
- * would stop every run.  Harmless: no file is that big.
- */
-#define NEAR_MAX	((off_t)9223372036854775800LL)
-
+/* Digits, at least one; NULL when none.  A number too big for an off_t
+ * reads as OFF_MAX (2^63 - 1), as in range_pos(). */
 static const char *
 model_num(const char *s, off_t *v)
 {
@@ -42,7 +33,7 @@ model_num(const char *s, off_t *v)
 	for (; *s >= '0' && *s <= '9'; s++)
 		n = n > (OFF_MAX - (*s - '0')) / 10 ? OFF_MAX :
 		    n * 10 + (*s - '0');
-	*v = n >= NEAR_MAX ? OFF_MAX : n;
+	*v = n;
 	return s;
 }
 
@@ -59,8 +50,10 @@ model_range(const char *v, off_t size, off_t *off, off_t *len)
 		/* suffix-range: the last "last" bytes */
 		if ((s = model_num(v + 1, &last)) == NULL || *s != '\0')
 			return 0;
-		if (last == 0 || size == 0)
+		if (last == 0)
 			return -1;
+		if (size == 0)
+			return 0;	/* satisfiable, but nothing to send */
 		*len = last < size ? last : size;
 		*off = size - *len;
 		return 1;
