@@ -463,11 +463,8 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 		if (next - line >= 2 && next[-2] == '\r')
 			next[-2] = '\0';
 		for (colon = line; *colon != ':' && *colon != '\0'; colon++)
-			if (!((*colon >= 'A' && *colon <= 'Z') ||
-			    (*colon >= 'a' && *colon <= 'z') ||
-			    (*colon >= '0' && *colon <= '9') || *colon == '-' ||
-			    *colon == '_'))
-				return -1;
+			if (!(http_cls[(unsigned char)*colon] & C_TCHAR))
+				return -1;	/* a token (RFC 3875 6.3) */
 		if (*colon != ':' || colon == line)
 			return -1;
 		*colon = '\0';
@@ -476,6 +473,8 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 		for (e = v; *e != '\0'; e++)
 			if (((unsigned char)*e < ' ' && *e != '\t') || *e == 0x7f)
 				return -1;
+		while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+			*--e = '\0';	/* no trailing OWS (RFC 9110 5.5) */
 		fields++;
 		if (strcasecmp(line, "Status") == 0) {
 			/* 1xx is interim, never a program's final answer */
@@ -492,14 +491,9 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 			continue;
 		}
 		if (strcasecmp(line, "Content-Length") == 0) {
-			long long n = 0;
+			long long n;
 
-			for (e = v; *e >= '0' && *e <= '9'; e++) {
-				if (n > (0x7fffffffffffffffLL - 9) / 10)
-					return -1;
-				n = n * 10 + (*e - '0');
-			}
-			if (e == v || *e != '\0' || (h->ch_clen >= 0 &&
+			if (parse_clen(v, &n) != 0 || (h->ch_clen >= 0 &&
 			    h->ch_clen != n))
 				return -1;
 			h->ch_clen = n;

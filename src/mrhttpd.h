@@ -250,6 +250,7 @@ buf_cstr(struct buf *b)
 ssize_t	 url_decode(const char *, size_t, char *, size_t);
 /* The value of a hexadecimal digit, or -1; and the digits, [1] upper case. */
 int	 hex_digit(unsigned char);
+int	 parse_clen(const char *, long long *);
 extern const char hex_chars[2][17];
 extern const char month_names[];	/* "JanFeb...", 3 letters each */
 /*

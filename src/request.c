@@ -69,24 +69,6 @@ line_end(char *p)
 	return NULL;
 }
 
-static int
-parse_clen(const char *v, long long *out)
-{
-	long long n = 0;
-
-	if (*v == '\0')
-		return -1;
-	for (; *v != '\0'; v++) {
-		if (*v < '0' || *v > '9')
-			return -1;
-		if (n > (0x7fffffffffffffffLL - 9) / 10)
-			return -1;		/* overflow */
-		n = n * 10 + (*v - '0');
-	}
-	*out = n;
-	return 0;
-}
-
 /*
  * A Transfer-Encoding field of a request (RFC 9112 6.1): 0 for exactly
  * "chunked", the one coding we decode; -501 for a list with a coding we

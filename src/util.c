@@ -32,6 +32,27 @@ hex_digit(unsigned char c)
 	return -1;
 }
 
+/* A Content-Length value (RFC 9110 8.6): digits only, at least one, and
+ * no more than a long long holds.  0 with *out, or -1. */
+int
+parse_clen(const char *v, long long *out)
+{
+	long long n = 0, d;
+
+	if (*v == '\0')
+		return -1;
+	for (; *v != '\0'; v++) {
+		if (*v < '0' || *v > '9')
+			return -1;
+		d = *v - '0';
+		if (n > (0x7fffffffffffffffLL - d) / 10)
+			return -1;		/* overflow */
+		n = n * 10 + d;
+	}
+	*out = n;
+	return 0;
+}
+
 ssize_t
 url_decode(const char *src, size_t n, char *dst, size_t dstsz)
 {

@@ -216,6 +216,9 @@ static const struct good good[] = {
 	{ G("Content-Length 2^40", GET11 HOST
 	    "Content-Length: 1099511627776\r\n\r\n"),
 	  ALL, M_GET, "/", "/", NULL, 1, KEEP, 1099511627776LL, 0, "a" },
+	{ G("Content-Length 2^63 - 1", GET11 HOST
+	    "Content-Length: 9223372036854775807\r\n\r\n"),
+	  ALL, M_GET, "/", "/", NULL, 1, KEEP, 9223372036854775807LL, 0, "a" },
 	{ G("Content-Length same value twice", GET11 HOST
 	    "Content-Length: 7\r\nContent-Length: 7\r\n\r\n"),
 	  ALL, M_GET, "/", "/", NULL, 1, KEEP, 7, 0, "a" },
