@@ -105,6 +105,51 @@ body_unread(struct conn *c, struct body *b, const char *p, size_t n)
 }
 
 /*
+ * One byte of the chunk extensions (RFC 9112 7.1.1), from state st:
+ * *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] ), then
+ * CR.  Returns the next state, CH_SIZE_LF at the CR, or -1.  They are
+ * read only to be checked: a front end that reads them otherwise must
+ * not see a chunk line end where we do not.
+ */
+static int
+chunk_ext(int st, unsigned char ch)
+{
+	int ws = ch == ' ' || ch == '\t', tc = http_cls[ch] & C_TCHAR;
+
+	switch (st) {
+	case CH_EXT:		/* after ';': BWS, then a name */
+		return ws ? CH_EXT : tc ? CH_EXT_NAME : -1;
+	case CH_EXT_NAME:
+		if (tc)
+			return st;
+		if (ch == '\r')
+			return CH_SIZE_LF;
+		/* FALLTHROUGH */
+	case CH_EXT_NAME_WS:	/* BWS, then '=' or the next ';' */
+		return ws ? CH_EXT_NAME_WS : ch == '=' ? CH_EXT_EQ :
+		    ch == ';' ? CH_EXT : -1;
+	case CH_EXT_EQ:		/* BWS, then the value */
+		return ws ? CH_EXT_EQ : ch == '"' ? CH_EXT_QUOTED :
+		    tc ? CH_EXT_VAL : -1;
+	case CH_EXT_VAL:
+		if (tc)
+			return st;
+		/* FALLTHROUGH */
+	case CH_EXT_QEND:	/* a value ended: CR, or BWS and ';' */
+		if (ch == '\r')
+			return CH_SIZE_LF;
+		/* FALLTHROUGH */
+	case CH_EXT_VAL_WS:
+		return ws ? CH_EXT_VAL_WS : ch == ';' ? CH_EXT : -1;
+	case CH_EXT_QUOTED:	/* qdtext, or a quoted-pair */
+		return ch == '"' ? CH_EXT_QEND : ch == '\\' ? CH_EXT_QPAIR :
+		    http_cls[ch] & C_VALUE ? st : -1;
+	default:		/* CH_EXT_QPAIR */
+		return http_cls[ch] & C_VALUE ? CH_EXT_QUOTED : -1;
+	}
+}
+
+/*
  * The chunked framing (RFC 9112 7.1) of the raw bytes buf[0..got): chunk
  * data moves to the front of buf, everything else is consumed.  Lines of
  * the framing end in CRLF, never a bare LF, the trailer section's too: a
@@ -155,12 +200,13 @@ body_dechunk(struct body *b, char *buf, size_t got, size_t *used)
 			else
 				return -400;	/* a bare LF too: CRLF only */
 			break;
-		case CH_EXT:	/* chunk extensions: ignored, bounded */
-			if (++b->b_ext > 1024 || ch == '\n' ||
-			    (ch < ' ' && ch != '\t' && ch != '\r') || ch == 0x7f)
+		case CH_EXT: case CH_EXT_NAME: case CH_EXT_NAME_WS:
+		case CH_EXT_EQ: case CH_EXT_VAL: case CH_EXT_VAL_WS:
+		case CH_EXT_QUOTED: case CH_EXT_QPAIR: case CH_EXT_QEND:
+			if (++b->b_ext > 1024 ||
+			    (d = chunk_ext(b->b_state, ch)) < 0)
 				return -400;
-			if (ch == '\r')
-				b->b_state = CH_SIZE_LF;
+			b->b_state = d;
 			break;
 		case CH_SIZE_LF:
 			if (ch != '\n')
