@@ -51,6 +51,7 @@ struct cgi {
 	short		 g_watch;	/* what to poll the client's socket for */
 	int		 g_fail;	/* why it stopped: a status, or -1 gone */
 	int		 g_sent;	/* our response head is out */
+	int		 g_orphan;	/* handed to the reaper (cgi_orphan) */
 	char		*g_redirect;	/* local Location: serve that instead */
 	const char	*g_pend;	/* output read with the header block */
 	size_t		 g_pendlen;
@@ -67,6 +68,23 @@ struct cgi {
 /* The programs running, for the server's stop (cgi_end_all). */
 static pthread_mutex_t cgi_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_list;
+
+/*
+ * Programs that ended their output but run on: the reply is whole, so
+ * the connection goes on, and a thread of their own (cgi_reaper) reaps
+ * them, or ends them at CGI_TIMEOUT as cgi_reap would.  Under cgi_lock.
+ * A program that ends within ORPHAN_GRACE_MS of its output, as nearly all
+ * do, never comes here; past ORPHANS_MAX a request's thread waits for its
+ * own, as before.
+ */
+enum { ORPHANS_MAX = 16, ORPHAN_GRACE_MS = 50, ORPHAN_TICK_MS = 20 };
+static struct orphan {
+	pid_t		 o_pid;
+	long long	 o_deadline;	/* CGI_TIMEOUT; then SIGKILL's second */
+	int		 o_termed;	/* SIGTERM sent */
+	char		 o_script[64];	/* for the log */
+} orphans[ORPHANS_MAX];
+static int orphans_n, reaper_on;
 
 /* --- environment ------------------------------------------------------------- */
 
@@ -295,22 +313,106 @@ cgi_kill(struct cgi *g)
 		kill_wait(g->g_pid, 1, &st);
 }
 
+/* Logs how a program that ended on its own ended, unless it went well. */
+static void
+cgi_exited(const char *script, int st)
+{
+	(void)script;		/* LOG_LEVEL=0 */
+	if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+		log_warn("cgi %s: exit status %d", script, WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		log_warn("cgi %s: killed by signal %d", script, WTERMSIG(st));
+}
+
 /* Waits for the program to exit until deadline, then kills it. */
 static void
 cgi_reap(struct cgi *g, long long deadline)
 {
 	int st;
 
-	if (wait_exit(g->g_pid, deadline, &st) == -1) {
+	if (wait_exit(g->g_pid, deadline, &st) == 0)
+		cgi_exited(g->g_script, st);
+	else {
 		log_warn("cgi %s: still running after %d s, killed",
 		    g->g_script, CONFIG_CGI_TIMEOUT);
 		cgi_kill(g);
-	} else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
-		log_warn("cgi %s: exit status %d", g->g_script,
-		    WEXITSTATUS(st));
-	else if (WIFSIGNALED(st))
-		log_warn("cgi %s: killed by signal %d", g->g_script,
-		    WTERMSIG(st));
+	}
+}
+
+/* One look at an orphan: 1 when it is gone (reaped), else 0, with
+ * SIGTERM or SIGKILL sent to its group when it is due. */
+static int
+orphan_check(struct orphan *o, long long now)
+{
+	pid_t r;
+	int st;
+
+	if ((r = waitpid(o->o_pid, &st, WNOHANG)) == o->o_pid) {
+		cgi_exited(o->o_script, st);
+		return 1;
+	}
+	if (r == -1 && errno != EINTR)
+		return 1;	/* not ours to wait for: nothing to do */
+	if (now >= o->o_deadline) {
+		if (!o->o_termed)
+			log_warn("cgi %s: still running after %d s, killed",
+			    o->o_script, CONFIG_CGI_TIMEOUT);
+		cgi_signal(o->o_pid, o->o_termed ? SIGKILL : SIGTERM);
+		o->o_termed = 1;
+		o->o_deadline = now + 1000;
+	}
+	return 0;
+}
+
+/* The orphans' thread: looks at them every ORPHAN_TICK_MS while any is
+ * left, then ends. */
+static void *
+cgi_reaper(void *arg)
+{
+	const struct timespec tick = { .tv_nsec = ORPHAN_TICK_MS * 1000000L };
+	int i;
+
+	(void)arg;
+	pthread_mutex_lock(&cgi_lock);
+	while (orphans_n > 0) {
+		pthread_mutex_unlock(&cgi_lock);
+		nanosleep(&tick, NULL);
+		pthread_mutex_lock(&cgi_lock);
+		for (i = 0; i < orphans_n; i++)
+			if (orphan_check(&orphans[i], now_ms())) {
+				orphans[i--] = orphans[--orphans_n];
+				if (CONFIG_CGI_MAX > 0)	/* its place is free */
+					__atomic_sub_fetch(&cgi_running, 1,
+					    __ATOMIC_ACQ_REL);
+			}
+	}
+	reaper_on = 0;
+	pthread_mutex_unlock(&cgi_lock);
+	return NULL;
+}
+
+/* Hands a program that runs on after its output to the reaper.  1, or 0
+ * when there is no room for it, or no thread. */
+static int
+cgi_orphan(struct cgi *g)
+{
+	struct orphan *o;
+	int ok = 0;
+
+	pthread_mutex_lock(&cgi_lock);
+	if (orphans_n < ORPHANS_MAX &&
+	    (reaper_on || server_thread(cgi_reaper, NULL) == 0)) {
+		reaper_on = ok = 1;
+		o = &orphans[orphans_n++];
+		o->o_pid = g->g_pid;
+		o->o_deadline = g->g_deadline;
+		o->o_termed = 0;
+		concat(o->o_script, sizeof(o->o_script), g->g_script, NULL);
+		g->g_pid = 0;	/* not the request's any more */
+		g->g_orphan = 1;
+	}
+	pthread_mutex_unlock(&cgi_lock);
+	return ok;
 }
 
 /* g's program joins (on) or leaves the programs running. */
@@ -336,12 +438,14 @@ cgi_signal_all(int sig)
 {
 	struct cgi *g;
 	pid_t pid;
-	int n = 0;
+	int n = 0, i;
 
 	pthread_mutex_lock(&cgi_lock);
 	for (g = cgi_list; g != NULL; g = g->g_next, n++)
 		if ((pid = __atomic_load_n(&g->g_pid, __ATOMIC_ACQUIRE)) > 0)
 			cgi_signal(pid, sig);
+	for (i = 0; i < orphans_n; i++, n++)
+		cgi_signal(orphans[i].o_pid, sig);
 	pthread_mutex_unlock(&cgi_lock);
 	return n;
 }
@@ -919,6 +1023,8 @@ cgi_start(struct cgi *g, char *script, const char *inf)
 static void
 cgi_finish(struct cgi *g)
 {
+	int st;
+
 	/* output nobody asked for (HEAD, 204, more than announced) is read
 	 * to its end all the same, with stderr */
 	while (g->g_fail == 0 && g->g_redirect == NULL && cgi_pump(g) > 0)
@@ -936,8 +1042,14 @@ cgi_finish(struct cgi *g)
 	 * (and a CGI_MAX place) would wait for it until CGI_TIMEOUT */
 	if (g->g_pid > 0 && (g->g_redirect != NULL || g->g_fail != 0))
 		cgi_kill(g);
-	else if (g->g_pid > 0)
-		cgi_reap(g, g->g_deadline);
+	else if (g->g_pid > 0) {
+		/* its output is over and the reply whole: one that runs on
+		 * is not the connection's to wait for */
+		if (wait_exit(g->g_pid, now_ms() + ORPHAN_GRACE_MS, &st) == 0)
+			cgi_exited(g->g_script, st);
+		else if (!cgi_orphan(g))
+			cgi_reap(g, g->g_deadline);
+	}
 }
 
 /*
@@ -1026,7 +1138,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	else if (g.g_fail == -1)
 		rc = -1;	/* cut off after its head went out */
  out:
-	if (CONFIG_CGI_MAX > 0)
+	if (CONFIG_CGI_MAX > 0 && !g.g_orphan)	/* else the reaper's */
 		__atomic_sub_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL);
 	return rc;
 }

@@ -1178,14 +1178,14 @@ server_peer(const struct conn *c)
 
 /*
  * Starts a thread of fn(arg) with the workers' stack and signal mask,
- * detached: HTTP/2 runs a slow stream on one.  0, or -1.
+ * detached: HTTP/2 runs a slow stream on one, CGI its reaper.  0, or -1.
  */
 int
 server_thread(void *(*fn)(void *), void *arg)
 {
 	pthread_t t;
 
-	if (!ENABLE_HTTP2)
+	if (!ENABLE_HTTP2 && !ENABLE_CGI)
 		return -1;
 	if (pthread_create(&t, &pool.p_attr, fn, arg) != 0) {
 		log_warn("pthread_create: %s", strerror(errno));

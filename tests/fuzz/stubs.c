@@ -22,6 +22,8 @@ WEAK int server_yield_turn(void) { UNREACHED(); }
 WEAK int server_shed_idle(void) { UNREACHED(); }
 WEAK int server_wait(struct conn *c, short ev, int ms)
     { (void)c; (void)ev; (void)ms; UNREACHED(); }
+WEAK int server_thread(void *(*fn)(void *), void *arg)
+    { (void)fn; (void)arg; UNREACHED(); }
 WEAK const char *mime_lookup(const char *s, size_t n)
     { (void)s; (void)n; UNREACHED(); }
 WEAK int conn_copyfile(struct conn *c, int fd, off_t off, off_t n)

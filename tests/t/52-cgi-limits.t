@@ -44,6 +44,10 @@ prog('slow.sh', "sleep 1.5\nprintf 'Content-Type: text/plain\\n\\nslow done\\n'\
 script("$bin/stop-plain.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\n'\nexec sleep 41\n");
 script("$bin/stop-stubborn.sh", "#!/bin/sh\ntrap '' TERM INT HUP PIPE\n"
 	. "printf 'Content-Type: text/plain\\n\\n'\nsleep 42\n");
+prog('linger.sh', "printf 'Content-Type: text/plain\\n\\nlinger\\n'\nexec >&- 2>&-\nsleep 2\n");
+# and one whose output ended, left to the reaper
+script("$bin/stop-orphan.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\nbye\\n'\n"
+	. "exec >&- 2>&-\nexec sleep 43\n");
 script("$bin/quick.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\nContent-Length: 3\\n\\nok\\n'\n");
 
 sub pid_of {
@@ -144,7 +148,24 @@ is(zombies($pid), 0, 'no zombies after the timeouts');
 	my $pg = pid_of('detach.sh');
 	ok($r->{complete} && $r->{done_at} < $slow, sprintf('... the response is complete at once (%.2f s)',
 		$r->{done_at}));
-	gone($pg, 5 * $slow);
+	# and the connection is not held for it: the next request on it is
+	# answered while the program runs on
+	http_send($s, "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+	my $r2 = read_response($s, timeout => 10 * $slow);
+	ok($r2 && $r2->{body} eq "ok\n" && pgrp_members($pg),
+		'... the next request on the connection is answered while it runs on');
+	close $s;
+	# a close-delimited reply (HTTP/1.0) ends with the output too
+	unlink "$run/detach.sh.pid";
+	$r = exchange(head => "GET /cgi-bin/detach.sh HTTP/1.0\r\n\r\n", timeout => 10 * $slow);
+	my $pg2 = pid_of('detach.sh');
+	ok($r->{closed} && $r->{body} eq "detached\n" && pgrp_members($pg2),
+		'HTTP/1.0: the connection closes at the end of the output, the program running on');
+	# still bounded by CGI_TIMEOUT, and reaped
+	ok(gone($pg, 5 * $slow) && gone($pg2, 5 * $slow), '... both end at CGI_TIMEOUT');
+	ok(wait_for(sub { zombies($pid) == 0 }, 3 * $slow), '... reaped: no zombie left');
+	like($t->log, qr/^\S+ \[warn\] cgi detach\.sh: still running after 2 s, killed$/m,
+		'... and the kill is logged');
 }
 
 # --- CGI_MAX_BODY=100000 ------------------------------------------------------------------
@@ -274,6 +295,18 @@ is(join(',', map { $_->{status} } @ok), '200,200', 'CGI_MAX=2: the two running o
 		. "Connection: close\r\n\r\n")->{status} == 200 }, 3 * $slow),
 		'CGI_MAX=2: slots of killed programs are given back');
 }
+# a program that runs on past its output keeps its place until it ends
+{
+	my @r = map { exchange(head => "GET /cgi-bin/linger.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n", timeout => 5 * $slow) } 1 .. 2;
+	is(join(',', map { $_->{body} // '' } @r), "linger\n,linger\n",
+		'CGI_MAX=2: two programs that run on past their output have answered');
+	is(exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n")->{status}, 503, '... and still hold their places: 503');
+	ok(wait_for(sub { exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n")->{status} == 200 }, 5 * $slow),
+		'... given back once they end');
+}
 ok(wait_for(sub { !children($tm->pid) }, 3 * $slow), 'CGI_MAX=2: no child left');
 
 # --- a client that stops reading (REQUEST_TIMEOUT=1, CGI_TIMEOUT=10) ------------
@@ -361,18 +394,19 @@ SKIP: {
 	$ts->run();
 	my $sleeps = sub {
 		my (undef, $out) = run_cmd('ps', '-eo', 'stat=,args=');
-		return grep { /^\s*[^Z\s]\S*\s+sleep 4[12]\s*$/ } split /\n/, $out;
+		return grep { /^\s*[^Z\s]\S*\s+sleep 4[123]\s*$/ } split /\n/, $out;
 	};
 	my @s = map { send_req("GET /cgi-bin/$_ HTTP/1.1\r\nHost: x\r\n\r\n") }
-		qw(stop-plain.sh stop-stubborn.sh);
-	ok(wait_for(sub { $sleeps->() == 2 }, 5 * $slow), 'two programs run');
+		qw(stop-plain.sh stop-stubborn.sh stop-orphan.sh);
+	ok(wait_for(sub { $sleeps->() == 3 }, 5 * $slow),
+		'three programs run, one of them past its output');
 	is($ts->stop, 0, 'SIGTERM with them running: the server exits 0');
 	ok(wait_for(sub { $sleeps->() == 0 }, 3 * $slow),
-		'... and neither program is left, the one that ignores SIGTERM included')
+		'... and no program is left, the one that ignores SIGTERM included')
 		or diag(join "\n", $sleeps->());
 	close $_ for @s;
 	# not to be left running, whatever the outcome
-	run_cmd('pkill', '-KILL', '-f', '^sleep 4[12]$');
+	run_cmd('pkill', '-KILL', '-f', '^sleep 4[123]$');
 }
 
 $t->done_testing();
