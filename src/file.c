@@ -513,10 +513,12 @@ etag_match_all(const struct request *r, const char *name, size_t n,
 
 /*
  * Preconditions, in the order of RFC 9110 13.2.2.  Returns 0 to go on,
- * or 304 or 412.
+ * or 304 or 412.  A GET or HEAD (get set) gets 304 where If-None-Match
+ * matches, any other method 412; If-Modified-Since is for GET and HEAD
+ * only (13.1.3).
  */
 static int
-preconditions(const struct request *r, const struct fcache *e)
+preconditions(const struct request *r, const struct fcache *e, int get)
 {
 	time_t t;
 
@@ -529,8 +531,8 @@ preconditions(const struct request *r, const struct fcache *e)
 		return 412;
 	if (r->req_if_none_match != NULL) {
 		if (etag_match_all(r, "If-None-Match", 13, e->fc_etag, 0))
-			return 304;	/* only GET and HEAD come here */
-	} else if (r->req_if_modified_since != NULL &&
+			return get ? 304 : 412;
+	} else if (get && r->req_if_modified_since != NULL &&
 	    http_date_parse(r->req_if_modified_since, &t) == 0 &&
 	    e->fc_lm <= t)
 		return 304;
@@ -544,13 +546,26 @@ preconditions(const struct request *r, const struct fcache *e)
  * for a resource without a modification date (13.1.3, 13.1.4).
  */
 static int
-preconditions_untagged(const struct request *r)
+preconditions_untagged(const struct request *r, int get)
 {
 	if (r->req_if_match != NULL && !is_star(r->req_if_match))
 		return 412;
 	if (r->req_if_none_match != NULL && is_star(r->req_if_none_match))
-		return 304;
+		return get ? 304 : 412;
 	return 0;
+}
+
+int
+file_preconditions(const struct request *r, const struct stat *st)
+{
+	struct fcache e;
+
+	if (st == NULL)		/* no current representation (13.1.1) */
+		return r->req_if_match != NULL ? 412 : 0;
+	if (!ENABLE_VALIDATORS)
+		return preconditions_untagged(r, 0);
+	fcache_validators(&e, st, time(NULL));
+	return preconditions(r, &e, 0);
 }
 
 /* Reads a byte position; saturates at the largest off_t instead of
@@ -943,8 +958,8 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	size = e->fc_size;
 	off = 0;
 	/* without validators, an If-Range cannot hold: the whole file */
-	status = ENABLE_VALIDATORS ? preconditions(r, e) :
-	    preconditions_untagged(r);
+	status = ENABLE_VALIDATORS ? preconditions(r, e, 1) :
+	    preconditions_untagged(r, 1);
 	if (ENABLE_RANGES && status == 0 && r->req_method == M_GET &&
 	    r->req_range != NULL && (r->req_if_range == NULL ||
 	    (ENABLE_VALIDATORS && if_range_holds(r->req_if_range, e))))

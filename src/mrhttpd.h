@@ -368,6 +368,12 @@ int	 file_cache_trim(void);
 void	*file_cache_run(void *(*)(void *), void *);
 extern const size_t file_cache_size;	/* what that takes of the stack */
 void	 file_cache_invalidate(void);
+/*
+ * The preconditions of a PUT or DELETE (RFC 9110 13.1, 13.2.2) against
+ * the target as it is now: st, or NULL where there is none.  0, or 412.
+ */
+struct stat;
+int	 file_preconditions(const struct request *, const struct stat *);
 
 /* server.c */
 int	 server_listen(int, const char *, int, char *, size_t);

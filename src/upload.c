@@ -124,6 +124,23 @@ upload_done(struct conn *c, struct request *r, struct reply *rp, int status)
 	return response_send(c, r, rp, &rs);
 }
 
+/*
+ * Renames the finished upload tmp to name.  With excl (If-None-Match,
+ * and no file there a moment ago) it must not replace one that came
+ * meanwhile: RENAME_NOREPLACE, or a plain rename where the filesystem
+ * has no such flag.  0, or -1 with errno set (EEXIST: one came).
+ */
+static int
+put_rename(int dfd, const char *tmp, const char *name, int excl)
+{
+	if (excl && syscall(SYS_renameat2, dfd, tmp, dfd, name,
+	    1U /* RENAME_NOREPLACE */) == 0)
+		return 0;
+	if (excl && errno != EINVAL && errno != ENOSYS)
+		return -1;
+	return renameat(dfd, tmp, dfd, name);
+}
+
 int
 upload_put(struct conn *c, struct request *r, struct reply *rp)
 {
@@ -147,10 +164,11 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 			return response_error_field(c, r, rp, 405, "Allow", ALLOW_METHODS);
 		return response_error(c, r, rp, -dfd);
 	}
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(st.st_mode)) {
-		close(dfd);
-		return response_error(c, r, rp, 409);
+	existed = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if ((status = existed && S_ISDIR(st.st_mode) ? 409 :
+	    file_preconditions(r, existed ? &st : NULL)) != 0) {
+		close(dfd);	/* before a byte of the body is read */
+		return response_error(c, r, rp, status);
 	}
 
 	/* a hidden name no client can guess (and so cannot take first);
@@ -201,10 +219,14 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		status = errno_status(errno, 1);
 		goto abort;
 	}
+	/* the preconditions again, on the target as it is now */
 	existed = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if ((status = file_preconditions(r, existed ? &st : NULL)) != 0)
+		goto abort;
 	/* still locked: a server starting meanwhile leaves it be */
-	if (renameat(dfd, tmp, dfd, name) == -1) {
-		status = errno_status(errno, 1);
+	if (put_rename(dfd, tmp, name, !existed &&
+	    r->req_if_none_match != NULL) == -1) {
+		status = errno == EEXIST ? 412 : errno_status(errno, 1);
 		goto abort;
 	}
 	close(fd);
@@ -220,7 +242,8 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 	close(dfd);
 	if (status == 0)
 		return -1;
-	c->c_close = 1;		/* the rest of the body is unread */
+	if (body_pending(b))
+		c->c_close = 1;		/* the rest of the body is unread */
 	return response_error(c, r, rp, status);
 }
 
@@ -285,6 +308,7 @@ int
 upload_delete(struct conn *c, struct request *r, struct reply *rp)
 {
 	char name[256];
+	struct stat st;
 	int dfd, rc;
 
 	/* a tree may take a while: never on the turn */
@@ -295,7 +319,11 @@ upload_delete(struct conn *c, struct request *r, struct reply *rp)
 			return response_error_field(c, r, rp, 405, "Allow", ALLOW_METHODS);
 		return response_error(c, r, rp, -dfd);
 	}
-	rc = remove_tree(dfd, name, 0) == -1 ? errno_status(errno, 1) : 0;
+	/* a name that is not there is a 404 whatever the conditions say */
+	rc = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ?
+	    errno_status(errno, 1) : file_preconditions(r, &st);
+	if (rc == 0 && remove_tree(dfd, name, 0) == -1)
+		rc = errno_status(errno, 1);
 	close(dfd);
 	if (rc != 0)
 		return response_error(c, r, rp, rc);
