@@ -69,8 +69,8 @@ open_dirs(char *path, int create, char **last)
  * Splits the request's path below PUT_PATH into its directory, opened
  * (open_dirs), and its last component, copied to name.  Returns the
  * directory's fd, or -status: 405 outside PUT_PATH, 403 for the name of
- * a temporary file, 400 for a control byte in a name to create, 414
- * deeper than TREE_DEPTH_MAX.
+ * a temporary file, 400 for a control byte in a PUT's path, 414 deeper
+ * than TREE_DEPTH_MAX.  Missing directories are made with create set.
  */
 static int
 upload_locate(struct request *r, int create, char *name,
@@ -97,7 +97,7 @@ upload_locate(struct request *r, int create, char *name,
 	/* no name with a control byte (a newline, an escape) is made: it
 	 * would break the listings, logs and scripts of whoever reads the
 	 * tree.  One that is there already may still be read or removed */
-	for (p = path + plen; create && *p != '\0'; p++)
+	for (p = path + plen; r->req_method == M_PUT && *p != '\0'; p++)
 		if ((unsigned char)*p < ' ' || *p == 0x7f)
 			return -400;
 	for (p = path + plen + 1; (p = strchr(p, '/')) != NULL; p++)
@@ -159,7 +159,12 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 			return response_error(c, r, rp, 413);
 		b->b_max = CONFIG_PUT_MAX_BODY;
 	}
-	if ((dfd = upload_locate(r, 1, name, sizeof(name))) < 0) {
+	/* If-Match needs the file there: no directory is made for it, and
+	 * one missing is a 412 */
+	if ((dfd = upload_locate(r, r->req_if_match == NULL, name,
+	    sizeof(name))) < 0) {
+		if (dfd == -404 && r->req_if_match != NULL)
+			dfd = -412;
 		if (dfd == -405)
 			return response_error_field(c, r, rp, 405, "Allow", ALLOW_METHODS);
 		return response_error(c, r, rp, -dfd);

@@ -528,6 +528,9 @@ my $url = "http://127.0.0.1:$port";
 	$r = req('PUT', '/incoming/nothere.txt', "x\n", 'If-Match: *');
 	is($r->{status}, 412, 'PUT with If-Match: * of a name not there: 412');
 	ok(!-e "$in/nothere.txt", '... nothing created');
+	$r = req('PUT', '/incoming/newdir/sub/x.txt', "x\n", 'If-Match: *');
+	is($r->{status}, 412, 'PUT with If-Match: * below directories not there: 412');
+	ok(!-e "$in/newdir", '... and no directory made for it');
 	# without VALIDATORS no date is compared, as for GET (README)
 	$r = req('PUT', '/incoming/cond.txt', "one\n",
 		'If-Unmodified-Since: Sat, 01 Jan 2000 00:00:00 GMT');
