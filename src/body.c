@@ -66,6 +66,8 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 
 		if (r >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
 			return r;
+		if (b->b_nowait)
+			return BODY_AGAIN;
 	}
 	{
 		long long ms = CONFIG_REQUEST_TIMEOUT * 1000LL;
@@ -285,7 +287,8 @@ body_dechunk(struct body *b, char *buf, size_t got, size_t *used)
 /*
  * Reads up to n bytes of the body into buf.  Returns the count, 0 at the
  * end of the body, -1 when the client is gone or stalled (close), -400 for
- * broken chunked framing, -413 past the limit.
+ * broken chunked framing, -413 past the limit; with b_nowait, BODY_AGAIN
+ * where it would wait for the client.
  */
 ssize_t
 body_read(struct conn *c, struct body *b, char *buf, size_t n)
@@ -301,6 +304,8 @@ body_read(struct conn *c, struct body *b, char *buf, size_t n)
 		if ((long long)n > b->b_left)
 			n = (size_t)b->b_left;
 		if ((got = body_raw(c, b, buf, n)) <= 0) {
+			if (got == BODY_AGAIN)
+				return got;
 			if (ENABLE_HTTP2 && got == 0 && b->b_to_end) {
 				b->b_left = 0;	/* its stream ended */
 				return 0;
@@ -320,7 +325,7 @@ body_read(struct conn *c, struct body *b, char *buf, size_t n)
 		if (b->b_state == CH_DONE)
 			return 0;
 		if ((got = body_raw(c, b, buf, n)) <= 0)
-			return -1;
+			return got == BODY_AGAIN ? got : -1;
 		if ((out = body_dechunk(b, buf, (size_t)got, &used)) < 0)
 			return out;
 		if (b->b_state == CH_DONE)

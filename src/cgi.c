@@ -48,6 +48,8 @@ struct cgi {
 	int		 g_nph;
 	long long	 g_deadline;	/* CGI_TIMEOUT from its start */
 	int		 g_body_done;	/* the request body is all in */
+	int		 g_body_wait;	/* and the rest is not here yet */
+	long long	 g_body_at;	/* when a piece of it last came */
 	short		 g_watch;	/* what to poll the client's socket for */
 	int		 g_fail;	/* why it stopped: a status, or -1 gone */
 	int		 g_sent;	/* our response head is out */
@@ -674,8 +676,14 @@ cgi_stop(struct cgi *g, int fail)
 	return -1;
 }
 
-/* The next piece of the request body, once the last is in its stdin.
- * Returns 0, or -1 when it must stop. */
+/*
+ * The next piece of the request body, once the last is in its stdin.
+ * From a socket it takes what is there and never waits (g_body_wait: the
+ * pump polls the socket for the rest), so that output is not held up by
+ * a client that sends the rest only once it has seen some.  An HTTP/2
+ * stream's body has no descriptor to poll: that read waits.  Returns 0,
+ * or -1 when it must stop.
+ */
 static int
 cgi_feed(struct cgi *g)
 {
@@ -683,9 +691,17 @@ cgi_feed(struct cgi *g)
 	ssize_t n;
 
 	c->c_body->b_deadline = g->g_deadline;	/* no wait past CGI_TIMEOUT */
-	if ((n = body_read(c, c->c_body, g->g_inbuf, sizeof(g->g_inbuf))) > 0) {
+	c->c_body->b_nowait = conn_watch(c) == conn_socket(c);
+	n = body_read(c, c->c_body, g->g_inbuf, sizeof(g->g_inbuf));
+	c->c_body->b_nowait = 0;
+	if (n == BODY_AGAIN) {
+		g->g_body_wait = 1;
+		return 0;
+	}
+	if (n > 0) {
 		g->g_inlen = (size_t)n;
 		g->g_inoff = 0;
+		g->g_body_at = now_ms();
 		return 0;
 	}
 	if (n == 0) {
@@ -743,6 +759,27 @@ cgi_read_out(struct cgi *g, int *fdp)
 	return n;
 }
 
+/* Until when the pump may wait: CGI_TIMEOUT, and REQUEST_TIMEOUT after
+ * the last piece of a body that is still to come. */
+static long long
+cgi_until(const struct cgi *g)
+{
+	long long t = g->g_body_at + CONFIG_REQUEST_TIMEOUT * 1000LL;
+
+	return g->g_body_wait && t < g->g_deadline ? t : g->g_deadline;
+}
+
+/* That time is up: 504 at CGI_TIMEOUT, else 408 for a body that stopped
+ * coming (and the connection closes: the rest of it is unread). */
+static ssize_t
+cgi_timeout(struct cgi *g)
+{
+	if (now_ms() >= g->g_deadline)
+		return cgi_stop(g, 504);
+	g->g_conn->c_close = 1;
+	return cgi_stop(g, 408);
+}
+
 /*
  * The program's pump: moves the request body to its stdin and its
  * stderr to the log until it writes to stdout, in one poll loop, so a
@@ -759,7 +796,8 @@ cgi_pump(struct cgi *g)
 	int np, i, sock = conn_watch(g->g_conn);
 
 	while (g->g_out != -1) {
-		if (!g->g_body_done && g->g_inlen == 0 && cgi_feed(g) == -1)
+		if (!g->g_body_done && g->g_inlen == 0 && !g->g_body_wait &&
+		    cgi_feed(g) == -1)
 			return -1;
 		np = 0;
 		if (g->g_in != -1 && g->g_inlen > 0)
@@ -769,10 +807,11 @@ cgi_pump(struct cgi *g)
 			pfd[np++] = (struct pollfd){ .fd = g->g_err, .events = POLLIN };
 		/* a client that hangs up ends the program (POLLHUP and
 		 * POLLERR are reported whatever events asks for) */
-		pfd[np++] = (struct pollfd){ .fd = sock, .events = g->g_watch };
-		if ((left = g->g_deadline - now_ms()) <= 0 ||
+		pfd[np++] = (struct pollfd){ .fd = sock, .events = g->g_watch |
+		    (g->g_body_wait ? POLLIN : 0) };
+		if ((left = cgi_until(g) - now_ms()) <= 0 ||
 		    (n = poll(pfd, (nfds_t)np, (int)left)) == 0)
-			return cgi_stop(g, 504);
+			return cgi_timeout(g);
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
@@ -784,6 +823,8 @@ cgi_pump(struct cgi *g)
 			if (pfd[i].fd == sock) {
 				if (pfd[i].revents & (POLLHUP | POLLERR))
 					return cgi_stop(g, -1);	/* gone */
+				if (pfd[i].revents & POLLIN)
+					g->g_body_wait = 0;	/* more of it */
 				if (pfd[i].revents & POLLRDHUP)
 					cgi_half_closed(g);
 			} else if (pfd[i].fd == g->g_in)
@@ -1124,7 +1165,8 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		goto out;
 	}
 	cgi_track(&g, 1);
-	g.g_deadline = now_ms() + CONFIG_CGI_TIMEOUT * 1000LL;
+	g.g_body_at = now_ms();
+	g.g_deadline = g.g_body_at + CONFIG_CGI_TIMEOUT * 1000LL;
 	if (!body_pending(c->c_body)) {
 		g.g_body_done = 1;
 		close(g.g_in);

@@ -340,7 +340,9 @@ struct body {
 	int		 b_ext;
 	int		 b_continue;	/* 100 Continue still to send */
 	int		 b_to_end;	/* HTTP/2, no length: ends with the stream */
+	int		 b_nowait;	/* nothing there: BODY_AGAIN, no wait */
 };
+enum { BODY_AGAIN = -2 };	/* body_read with b_nowait: nothing yet */
 enum {
 	CH_SIZE, CH_SIZE_WS, CH_EXT, CH_EXT_NAME, CH_EXT_NAME_WS, CH_EXT_EQ,
 	CH_EXT_VAL, CH_EXT_VAL_WS, CH_EXT_QUOTED, CH_EXT_QPAIR, CH_EXT_QEND,

@@ -368,7 +368,10 @@ is($d->{env}{CONTENT_LENGTH}, '0', 'POST with Content-Length: 0: CONTENT_LENGTH 
 	while (time < $deadline && $got !~ /\r\n\r\n/ && $sel->can_read(0.5)) {
 		sysread($s, $got, 4096, length $got) or last;
 	}
-	like($got, qr{^HTTP/1\.1 100 Continue\r\n\r\n\z}, 'Expect: 100-continue: 100 Continue first');
+	# the program's own head may follow at once: it need not wait for
+	# the body it has not read yet
+	like($got, qr{^HTTP/1\.1 100 Continue\r\n\r\n(?:HTTP/1\.1 200 |\z)},
+		'Expect: 100-continue: 100 Continue first');
 	http_send($s, 'hello world');
 	my ($rr) = parse_responses($got =~ s/^HTTP\/1\.1 100[^\n]*\n\r\n//r . http(undef, sock => $s));
 	is($rr->{status}, 200, 'Expect: 100-continue: then the program\'s answer');

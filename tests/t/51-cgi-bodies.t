@@ -10,6 +10,7 @@ use strict;
 use warnings;
 
 use Digest::MD5 qw(md5_hex);
+use IO::Select;
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest;
@@ -88,6 +89,13 @@ my $n = 0;
 while (my $k = sysread(STDIN, my $buf, 65536)) { $m->add($buf); $n += $k }
 print "read $n md5 ", $m->hexdigest, "\n";
 EOF
+# talk.pl: each line of input back at once, upper-cased, until "bye".
+script("$bin/talk.pl", <<'EOF');
+#!/usr/bin/perl
+$| = 1;
+print "Content-Type: text/plain\n\n";
+while (my $l = <STDIN>) { print uc $l; last if $l =~ /^bye/ }
+EOF
 script("$bin/len.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\r\\nContent-Length: 9\\r\\n\\r\\nwith len\\n'\n");
 script("$bin/nolen.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\nno length\\n'\n");
 script("$bin/noread.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\nContent-Length: 8\\n\\nignored\\n'\n");
@@ -165,6 +173,30 @@ $r = exchange(head => "POST /cgi-bin/writefirst.pl HTTP/1.1\r\nHost: x\r\nConten
 	. (4 * $MB) . "\r\nConnection: close\r\n\r\n", size => 4 * $MB, timeout => 20);
 like($r->{body}, qr/read ${\(4 * $MB)} md5 $r->{sent_md5}\n\z/,
 	'a program writing 1 MiB before reading 4 MiB of input: no deadlock, all input read');
+
+# Both ways at once: the client sends the next line of a chunked body
+# only once the answer to the last has come.  The output must not wait for
+# more of the body (it waited for the next piece, so for ever here).
+{
+	my $s = http_connect();
+	http_send($s, "POST /cgi-bin/talk.pl HTTP/1.1\r\nHost: x\r\n"
+		. "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+	my ($got, $sel) = ('', IO::Select->new($s));
+	my $ok = 1;
+	for my $w (qw(one two three bye)) {
+		http_send($s, sprintf("%x\r\n%s\n\r\n", length($w) + 1, $w));
+		my $until = time + 5 * ($ENV{RUN_WRAPPER} ? 3 : 1);
+		while ($got !~ /\U$w\E\n/ && (my $left = $until - time) > 0) {
+			last unless $sel->can_read($left);
+			sysread($s, $got, 65536, length $got) or last;
+		}
+		$ok = 0, last unless $got =~ /\U$w\E\n/;
+	}
+	ok($ok, 'a conversation over one chunked POST: each line answered before the next is sent')
+		or diag("got: $got");
+	http_send($s, "0\r\n\r\n");
+	close $s;
+}
 
 # A program that reads none of a big body: its answer still arrives.
 $r = exchange(head => "POST /cgi-bin/noread.sh HTTP/1.1\r\nHost: x\r\nContent-Length: "

@@ -44,7 +44,7 @@ prog('slow.sh', "sleep 1.5\nprintf 'Content-Type: text/plain\\n\\nslow done\\n'\
 script("$bin/stop-plain.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\n'\nexec sleep 41\n");
 script("$bin/stop-stubborn.sh", "#!/bin/sh\ntrap '' TERM INT HUP PIPE\n"
 	. "printf 'Content-Type: text/plain\\n\\n'\nsleep 42\n");
-prog('linger.sh', "printf 'Content-Type: text/plain\\n\\nlinger\\n'\nexec >&- 2>&-\nsleep 2\n");
+prog('linger.sh', "printf 'Content-Type: text/plain\\n\\nlinger\\n'\nexec >&- 2>&-\nsleep 3\n");
 # and one whose output ended, left to the reaper
 script("$bin/stop-orphan.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\nbye\\n'\n"
 	. "exec >&- 2>&-\nexec sleep 43\n");
@@ -295,8 +295,10 @@ is(join(',', map { $_->{status} } @ok), '200,200', 'CGI_MAX=2: the two running o
 		. "Connection: close\r\n\r\n")->{status} == 200 }, 3 * $slow),
 		'CGI_MAX=2: slots of killed programs are given back');
 }
+ok(wait_for(sub { !children($tm->pid) }, 3 * $slow), 'CGI_MAX=2: no child left');
 # a program that runs on past its output keeps its place until it ends
 {
+	sleep 0.2;	# the last one reaped has given its place back
 	my @r = map { exchange(head => "GET /cgi-bin/linger.sh HTTP/1.1\r\nHost: x\r\n"
 		. "Connection: close\r\n\r\n", timeout => 5 * $slow) } 1 .. 2;
 	is(join(',', map { $_->{body} // '' } @r), "linger\n,linger\n",
@@ -307,7 +309,7 @@ is(join(',', map { $_->{status} } @ok), '200,200', 'CGI_MAX=2: the two running o
 		. "Connection: close\r\n\r\n")->{status} == 200 }, 5 * $slow),
 		'... given back once they end');
 }
-ok(wait_for(sub { !children($tm->pid) }, 3 * $slow), 'CGI_MAX=2: no child left');
+ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 
 # --- a client that stops reading (REQUEST_TIMEOUT=1, CGI_TIMEOUT=10) ------------
 # A client pipelines a static file and a program and reads nothing.  The
@@ -383,6 +385,31 @@ SKIP: {
 			: 'still running', $ct));
 	}
 	ok(wait_for(sub { !children($tw->pid) }, 3 * $slow), 'no child left');
+}
+
+# --- a request body that stops coming (REQUEST_TIMEOUT=1, CGI_TIMEOUT=10) -------------
+# Each piece of the body may take REQUEST_TIMEOUT, while the program's
+# output flows; one that takes longer is a 408, and the program ends.
+{
+	my $tb = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin,
+		REQUEST_TIMEOUT => 1, CGI_TIMEOUT => int(10 * $slow) });
+	$tb->allow_log(qr/cgi \S+: /);
+	$tb->run();
+	my $s = http_connect(port => $tb->port);
+	http_send($s, "POST /cgi-bin/count.sh HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n"
+		. "Connection: close\r\n\r\n");
+	for (1 .. 6) { sleep 0.5; http_send($s, 'b') }
+	$r = exchange(sock => $s, head => '', timeout => 5 * $slow);
+	like($r->{body} // '', qr/read 6 bytes/,
+		'a body in 6 pieces 0.5 s apart, REQUEST_TIMEOUT=1: each piece in time, all read');
+	unlink "$run/wait-body.sh.pid";
+	my $t1 = time;
+	$r = exchange(head => "POST /cgi-bin/wait-body.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Content-Length: 50000\r\n\r\n" . ('b' x 1000), timeout => 10 * $slow);
+	is($r->{status}, 408, 'a body that stops: 408');
+	ok(time - $t1 < 4 * $slow, sprintf('... at REQUEST_TIMEOUT, not CGI_TIMEOUT (%.1f s)', time - $t1));
+	ok(gone(pid_of('wait-body.sh'), 3 * $slow), '... and the program is gone');
+	$tb->stop;
 }
 
 # --- the server stops: its programs do not outlive it --------------------------------
