@@ -154,7 +154,7 @@ struct request {
 int	 request_parse(struct request *, char *, size_t, size_t *);
 /* util.c: the classes of each byte of a head, C_* bits (RFC 9110 5.6.2
  * tchar, a request-target's, a field value's, a Host's) */
-enum { C_TCHAR = 1, C_TARGET = 2, C_VALUE = 4, C_HOST = 8 };
+enum { C_TCHAR = 1, C_TARGET = 2, C_VALUE = 4, C_HOST = 8, C_HEX = 16 };
 extern const unsigned char http_cls[256];
 /* The empty lines (CR LF, or LF) that may come before a request line
  * (RFC 9112 2.2): how many bytes of buf[0..len) they take.  A bare CR is
@@ -250,7 +250,6 @@ buf_cstr(struct buf *b)
 ssize_t	 url_decode(const char *, size_t, char *, size_t);
 /* The value of a hexadecimal digit, or -1; and the digits, [1] upper case. */
 int	 hex_digit(unsigned char);
-int	 parse_clen(const char *, long long *);
 extern const char hex_chars[2][17];
 extern const char month_names[];	/* "JanFeb...", 3 letters each */
 /*
@@ -317,6 +316,23 @@ const struct dir_rec *dir_next(const char *, size_t, size_t *);
  * has not.  kill_wait() ends it (its group too with group set), reaped. */
 int	 wait_exit(pid_t, long long, int *);
 void	 kill_wait(pid_t, int, int *);
+
+/* A Content-Length value (RFC 9110 8.6): digits only, at least one, and
+ * no more than a long long holds.  0 with *out, or -1. */
+static inline int
+parse_clen(const char *v, long long *out)
+{
+	long long n = 0;
+
+	if (*v == '\0')
+		return -1;
+	for (; *v != '\0'; v++)
+		if (*v < '0' || *v > '9' || __builtin_mul_overflow(n, 10, &n) ||
+		    __builtin_add_overflow(n, *v - '0', &n))
+			return -1;
+	*out = n;
+	return 0;
+}
 
 /* mime.c: type for the file name's suffix, or NULL when unknown. */
 const char *mime_lookup(const char *, size_t);

@@ -143,24 +143,16 @@ conn_options(const char *v)
 }
 
 /*
- * Is [p, p + n) the inside of an IP-literal (RFC 3986 3.2.2)?  An IPv6
- * address, as inet_pton reads it, or IPvFuture: "v", hex digits, ".",
- * then unreserved, sub-delims or ":" (the caller has checked C_HOST).
+ * Is [p, p + n) the inside of an IP-literal (RFC 3986 3.2.2): an IPv6
+ * address, as inet_pton reads it?  IPvFuture ("[v1.x]") is refused: no
+ * such address exists, and a client that sends one gets its 400.
  */
 static int
 ip_literal(const char *p, size_t n)
 {
 	char a[INET6_ADDRSTRLEN];
 	struct in6_addr in6;
-	size_t i = 1;
 
-	if (n > 0 && (*p | 0x20) == 'v') {
-		while (i < n && hex_digit(p[i]) >= 0)
-			i++;
-		if (i == 1 || i + 1 >= n || p[i] != '.')
-			return 0;
-		return memchr(p, '%', n) == NULL;
-	}
 	if (n >= sizeof(a))
 		return 0;
 	memcpy(a, p, n);
@@ -189,8 +181,9 @@ host_ok(const char *v)
 	} else
 		for (; *e != ':' && *e != '[' && *e != ']' &&
 		    http_cls[(unsigned char)*e] & C_HOST; e++)
-			if (*e == '%' && (hex_digit(e[1]) < 0 ||
-			    hex_digit(e[2]) < 0))
+			if (*e == '%' &&	/* pct-encoded: two hex digits */
+			    (!(http_cls[(unsigned char)e[1]] & C_HEX) ||
+			    !(http_cls[(unsigned char)e[2]] & C_HEX)))
 				return 0;
 	if (*e == ':')
 		while (*++e >= '0' && *e <= '9')

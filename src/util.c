@@ -32,27 +32,6 @@ hex_digit(unsigned char c)
 	return -1;
 }
 
-/* A Content-Length value (RFC 9110 8.6): digits only, at least one, and
- * no more than a long long holds.  0 with *out, or -1. */
-int
-parse_clen(const char *v, long long *out)
-{
-	long long n = 0, d;
-
-	if (*v == '\0')
-		return -1;
-	for (; *v != '\0'; v++) {
-		if (*v < '0' || *v > '9')
-			return -1;
-		d = *v - '0';
-		if (n > (0x7fffffffffffffffLL - d) / 10)
-			return -1;		/* overflow */
-		n = n * 10 + d;
-	}
-	*out = n;
-	return 0;
-}
-
 ssize_t
 url_decode(const char *src, size_t n, char *dst, size_t dstsz)
 {
@@ -645,23 +624,27 @@ dir_read(int fd, void *buf, size_t n)
  * field names (tchar, RFC 9110 5.6.2), C_TARGET for the request-target
  * (visible ASCII and obs-text), C_VALUE for field values (those, SP and
  * HTAB), C_HOST for Host (a reg-name, an IP literal and a port: RFC 9112
- * 3.2, RFC 3986 3.2.2).  CR, LF, NUL and the other controls are in no
- * class: every scan stops at them.
+ * 3.2, RFC 3986 3.2.2), C_HEX for hex digits.  CR, LF, NUL and the other
+ * controls are in no class: every scan stops at them.
  */
 #define TV	(C_TCHAR | C_TARGET | C_VALUE)
 #define V	(C_TARGET | C_VALUE)
 #define H	C_HOST
+#define X	C_HEX
 const unsigned char http_cls[256] = {
 	['\t'] = C_VALUE, [' '] = C_VALUE,
 	['!'] = TV | H, ['"'] = V, ['#'] = TV, ['$' ... '\''] = TV | H,
 	['('] = V | H, [')'] = V | H, ['*'] = TV | H, ['+'] = TV | H,
 	[','] = V | H, ['-'] = TV | H, ['.'] = TV | H, ['/'] = V,
-	['0' ... '9'] = TV | H, [':'] = V | H, [';'] = V | H, ['<'] = V,
-	['='] = V | H, ['>' ... '@'] = V, ['A' ... 'Z'] = TV | H,
+	['0' ... '9'] = TV | H | X, [':'] = V | H, [';'] = V | H, ['<'] = V,
+	['='] = V | H, ['>' ... '@'] = V, ['A' ... 'F'] = TV | H | X,
+	['G' ... 'Z'] = TV | H,
 	['['] = V | H, ['\\'] = V, [']'] = V | H, ['^'] = TV,
-	['_'] = TV | H, ['`'] = TV, ['a' ... 'z'] = TV | H, ['{'] = V,
+	['_'] = TV | H, ['`'] = TV, ['a' ... 'f'] = TV | H | X,
+	['g' ... 'z'] = TV | H, ['{'] = V,
 	['|'] = TV, ['}'] = V, ['~'] = TV | H, [0x80 ... 0xff] = V,
 };
 #undef H
+#undef X
 #undef TV
 #undef V
