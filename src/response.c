@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "response.h"
+#include "upload.h"
 
 /*
  * Every status the server sends, with its reason phrase, the frequent ones
@@ -214,8 +215,10 @@ response_options(struct conn *c, struct request *r, struct reply *rp)
 	struct response rs;
 
 	response_init(&rs, 204, fields, sizeof(fields));
-	/* what the server does; 405 tells what a given path allows */
-	response_field(&rs, "Allow", ENABLE_PUT ? ALLOW_METHODS ", PUT, DELETE" :
-	    ALLOW_METHODS);
+	/* "*": what the server does; a path: what it allows, as its 405
+	 * would say (RFC 9110 9.3.7) */
+	response_field(&rs, "Allow", ENABLE_PUT && (r->req_target[0] == '*' ||
+	    upload_below(r->req_decoded, r->req_decoded_len)) ?
+	    ALLOW_METHODS ", PUT, DELETE" : ALLOW_METHODS);
 	return response_send(c, r, rp, &rs);
 }

@@ -65,6 +65,15 @@ open_dirs(char *path, int create, char **last)
 	return -1;
 }
 
+int
+upload_below(const char *path, ssize_t len)
+{
+	size_t plen = sizeof(CONFIG_PUT_PATH) - 1;
+
+	return len > 0 && (size_t)len > plen + 1 &&
+	    memcmp(path, CONFIG_PUT_PATH, plen) == 0 && path[plen] == '/';
+}
+
 /*
  * Splits the request's path below PUT_PATH into its directory, opened
  * (open_dirs), and its last component, copied to name.  Returns the
@@ -85,9 +94,8 @@ upload_locate(struct request *r, int create, char *name,
 	if ((len = r->req_decoded_len) < 0)
 		return (int)len;
 	path = r->req_decoded;
-	if ((size_t)len <= plen + 1 || memcmp(path, CONFIG_PUT_PATH, plen) != 0 ||
-	    path[plen] != '/')
-		return -405;		/* not below PUT_PATH */
+	if (!upload_below(path, len))
+		return -405;
 	if (path[len - 1] == '/')
 		return -409;		/* a directory cannot be PUT */
 	/* those names are the server's (GET refuses them too): none may be

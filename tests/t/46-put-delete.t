@@ -249,6 +249,15 @@ my $url = "http://127.0.0.1:$port";
 	is($r->{status}, 204, 'OPTIONS *: 204');
 	is($r->{headers}{allow}, 'GET, HEAD, OPTIONS, PUT, DELETE',
 		'OPTIONS *: Allow lists PUT and DELETE');
+	# OPTIONS of a path: what that path allows (RFC 9110 9.3.7), as a
+	# 405 there would say
+	$r = req('OPTIONS', '/incoming/x.txt');
+	is($r->{headers}{allow}, 'GET, HEAD, OPTIONS, PUT, DELETE',
+		'OPTIONS of a path below PUT_PATH: Allow lists PUT and DELETE');
+	for my $p ('/index.html', '/incoming', '/incomingx/y') {
+		$r = req('OPTIONS', $p);
+		is($r->{headers}{allow}, $ALLOW, "OPTIONS $p (outside PUT_PATH): Allow: $ALLOW");
+	}
 	for my $c (['PUT', '/x.txt'], ['PUT', '/incomingx/y'], ['PUT', '/incoming'],
 	    ['DELETE', '/index.html'], ['DELETE', '/incoming'],
 	    ['PUT', '/index.html']) {
