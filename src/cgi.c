@@ -300,19 +300,56 @@ cgi_signal(pid_t pid, int sig)
 }
 
 /*
- * Ends the program: SIGTERM to its process group, SIGKILL a second later
- * if it is still there; always reaped.
+ * Has the program ended?  Looks until deadline (one look when it has
+ * passed), without reaping it: while its zombie holds its pid, the pid
+ * and the process group are still its own to signal.
+ */
+static int
+cgi_ended(pid_t pid, long long deadline)
+{
+	const struct timespec tick = { .tv_nsec = 5 * 1000000 };
+	siginfo_t si;
+
+	for (;;) {
+		si.si_pid = 0;
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
+		    0 && si.si_pid == pid)
+			return 1;
+		if (now_ms() >= deadline)
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+}
+
+/*
+ * Ends the program: SIGTERM to its process group, then SIGKILL to the
+ * group once the program has gone or a second has passed; reaped, and
+ * no longer the request's to signal (g_pid 0) before it is.
  */
 static void
 cgi_kill(struct cgi *g)
 {
+	pid_t pid = g->g_pid;
 	int st;
 
-	cgi_signal(g->g_pid, SIGTERM);
-	if (wait_exit(g->g_pid, now_ms() + 1000, &st) == 0)
-		kill(-g->g_pid, SIGKILL);	/* its children too */
-	else
-		kill_wait(g->g_pid, 1, &st);
+	cgi_signal(pid, SIGTERM);
+	(void)cgi_ended(pid, now_ms() + 1000);
+	__atomic_store_n(&g->g_pid, 0, __ATOMIC_RELEASE);
+	kill_wait(pid, 1, &st);		/* its children too */
+}
+
+/* Reaps a program that has ended, which is no longer the request's to
+ * signal once it is reaped. */
+static int
+cgi_reaped(struct cgi *g)
+{
+	pid_t pid = g->g_pid;
+	int st;
+
+	__atomic_store_n(&g->g_pid, 0, __ATOMIC_RELEASE);
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	return st;
 }
 
 /* Logs how a program that ended on its own ended, unless it went well. */
@@ -330,10 +367,8 @@ cgi_exited(const char *script, int st)
 static void
 cgi_reap(struct cgi *g, long long deadline)
 {
-	int st;
-
-	if (wait_exit(g->g_pid, deadline, &st) == 0)
-		cgi_exited(g->g_script, st);
+	if (cgi_ended(g->g_pid, deadline))
+		cgi_exited(g->g_script, cgi_reaped(g));
 	else {
 		log_warn("cgi %s: still running after %d s, killed",
 		    g->g_script, CONFIG_CGI_TIMEOUT);
@@ -346,15 +381,18 @@ cgi_reap(struct cgi *g, long long deadline)
 static int
 orphan_check(struct orphan *o, long long now)
 {
-	pid_t r;
 	int st;
 
-	if ((r = waitpid(o->o_pid, &st, WNOHANG)) == o->o_pid) {
-		cgi_exited(o->o_script, st);
+	if (cgi_ended(o->o_pid, 0)) {
+		if (o->o_termed)	/* its group goes with it, as in cgi_kill */
+			kill_wait(o->o_pid, 1, &st);
+		else {
+			while (waitpid(o->o_pid, &st, 0) == -1 && errno == EINTR)
+				;
+			cgi_exited(o->o_script, st);
+		}
 		return 1;
 	}
-	if (r == -1 && errno != EINTR)
-		return 1;	/* not ours to wait for: nothing to do */
 	if (now >= o->o_deadline) {
 		if (!o->o_termed)
 			log_warn("cgi %s: still running after %d s, killed",
@@ -446,8 +484,11 @@ cgi_signal_all(int sig)
 	for (g = cgi_list; g != NULL; g = g->g_next, n++)
 		if ((pid = __atomic_load_n(&g->g_pid, __ATOMIC_ACQUIRE)) > 0)
 			cgi_signal(pid, sig);
-	for (i = 0; i < orphans_n; i++, n++)
+	for (i = 0; i < orphans_n; i++, n++) {
 		cgi_signal(orphans[i].o_pid, sig);
+		if (sig == SIGTERM)	/* SIGKILL its group when it ends */
+			orphans[i].o_termed = 1;
+	}
 	pthread_mutex_unlock(&cgi_lock);
 	return n;
 }
@@ -1064,8 +1105,6 @@ cgi_start(struct cgi *g, char *script, const char *inf)
 static void
 cgi_finish(struct cgi *g)
 {
-	int st;
-
 	/* output nobody asked for (HEAD, 204, more than announced) is read
 	 * to its end all the same, with stderr */
 	while (g->g_fail == 0 && g->g_redirect == NULL && cgi_pump(g) > 0)
@@ -1086,8 +1125,8 @@ cgi_finish(struct cgi *g)
 	else if (g->g_pid > 0) {
 		/* its output is over and the reply whole: one that runs on
 		 * is not the connection's to wait for */
-		if (wait_exit(g->g_pid, now_ms() + ORPHAN_GRACE_MS, &st) == 0)
-			cgi_exited(g->g_script, st);
+		if (cgi_ended(g->g_pid, now_ms() + ORPHAN_GRACE_MS))
+			cgi_exited(g->g_script, cgi_reaped(g));
 		else if (!cgi_orphan(g))
 			cgi_reap(g, g->g_deadline);
 	}

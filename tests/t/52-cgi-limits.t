@@ -44,10 +44,13 @@ prog('slow.sh', "sleep 1.5\nprintf 'Content-Type: text/plain\\n\\nslow done\\n'\
 script("$bin/stop-plain.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\n'\nexec sleep 41\n");
 script("$bin/stop-stubborn.sh", "#!/bin/sh\ntrap '' TERM INT HUP PIPE\n"
 	. "printf 'Content-Type: text/plain\\n\\n'\nsleep 42\n");
+prog('detach-kids.sh', "printf 'Content-Type: text/plain\\n\\nkids\\n'\nexec >&- 2>&-\n"
+	. "(trap '' TERM; exec sleep 1000) &\nexec sleep 1000\n");
 prog('linger.sh', "printf 'Content-Type: text/plain\\n\\nlinger\\n'\nexec >&- 2>&-\nsleep 3\n");
-# and one whose output ended, left to the reaper
+# and one whose output ended, left to the reaper, with a child that
+# ignores SIGTERM
 script("$bin/stop-orphan.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\nbye\\n'\n"
-	. "exec >&- 2>&-\nexec sleep 43\n");
+	. "exec >&- 2>&-\n(trap '' TERM; exec sleep 44) &\nexec sleep 43\n");
 script("$bin/quick.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\nContent-Length: 3\\n\\nok\\n'\n");
 
 sub pid_of {
@@ -161,8 +164,16 @@ is(zombies($pid), 0, 'no zombies after the timeouts');
 	my $pg2 = pid_of('detach.sh');
 	ok($r->{closed} && $r->{body} eq "detached\n" && pgrp_members($pg2),
 		'HTTP/1.0: the connection closes at the end of the output, the program running on');
+	# one whose child ignores SIGTERM: the group gets SIGKILL when the
+	# program has gone, as for a program still answering
+	$r = exchange(head => "GET /cgi-bin/detach-kids.sh HTTP/1.0\r\n\r\n", timeout => 10 * $slow);
+	my $pg3 = pid_of('detach-kids.sh');
+	ok($r->{closed} && $r->{body} eq "kids\n" && pgrp_members($pg3) == 2,
+		'a program and a child that ignores SIGTERM run on past the output');
 	# still bounded by CGI_TIMEOUT, and reaped
 	ok(gone($pg, 5 * $slow) && gone($pg2, 5 * $slow), '... both end at CGI_TIMEOUT');
+	ok(gone($pg3, 6 * $slow), '... and so does the child that ignores SIGTERM (SIGKILL to the group)')
+		or diag(explain [pgrp_members($pg3)]);
 	ok(wait_for(sub { zombies($pid) == 0 }, 3 * $slow), '... reaped: no zombie left');
 	like($t->log, qr/^\S+ \[warn\] cgi detach\.sh: still running after 2 s, killed$/m,
 		'... and the kill is logged');
@@ -421,19 +432,19 @@ SKIP: {
 	$ts->run();
 	my $sleeps = sub {
 		my (undef, $out) = run_cmd('ps', '-eo', 'stat=,args=');
-		return grep { /^\s*[^Z\s]\S*\s+sleep 4[123]\s*$/ } split /\n/, $out;
+		return grep { /^\s*[^Z\s]\S*\s+sleep 4[1234]\s*$/ } split /\n/, $out;
 	};
 	my @s = map { send_req("GET /cgi-bin/$_ HTTP/1.1\r\nHost: x\r\n\r\n") }
 		qw(stop-plain.sh stop-stubborn.sh stop-orphan.sh);
-	ok(wait_for(sub { $sleeps->() == 3 }, 5 * $slow),
-		'three programs run, one of them past its output');
+	ok(wait_for(sub { $sleeps->() == 4 }, 5 * $slow),
+		'three programs run, one of them past its output with a child');
 	is($ts->stop, 0, 'SIGTERM with them running: the server exits 0');
 	ok(wait_for(sub { $sleeps->() == 0 }, 3 * $slow),
 		'... and no program is left, the one that ignores SIGTERM included')
 		or diag(join "\n", $sleeps->());
 	close $_ for @s;
 	# not to be left running, whatever the outcome
-	run_cmd('pkill', '-KILL', '-f', '^sleep 4[123]$');
+	run_cmd('pkill', '-KILL', '-f', '^sleep 4[1234]$');
 }
 
 $t->done_testing();
