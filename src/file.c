@@ -461,8 +461,8 @@ is_star(const char *v)
 /*
  * Does a list of entity-tags (If-Match, If-None-Match) name etag?  "*"
  * names any.  Strong comparison (If-Match) ignores weak tags; weak
- * comparison (If-None-Match) compares the opaque parts.  A list that is
- * malformed anywhere, after a match too, names nothing.
+ * comparison (If-None-Match) compares the opaque parts.  1 or 0; -1 for
+ * a list malformed anywhere, after a match too.
  */
 static int
 etag_match(const char *list, const char *etag, int strong)
@@ -482,33 +482,37 @@ etag_match(const char *list, const char *etag, int strong)
 		if (weak)
 			list += 2;
 		if (*list != '"' || (q = strchr(list + 1, '"')) == NULL)
-			return 0;
+			return -1;
 		if (!(weak && strong) && (size_t)(q + 1 - list) == n &&
 		    memcmp(list, etag, n) == 0)
 			found = 1;
 		for (list = q + 1; *list == ' ' || *list == '\t'; list++)
 			;
 		if (*list != ',' && *list != '\0')
-			return 0;	/* no comma between two elements */
+			return -1;	/* no comma between two elements */
 	}
 }
 
 /*
  * etag_match over every field line of name: repeated lines of a list
- * header are one list (RFC 9110 5.3).
+ * header are one list (RFC 9110 5.3).  1 when a line names etag, else -1
+ * when a line is malformed, else 0.
  */
 static int
 etag_match_all(const struct request *r, const char *name, size_t n,
     const char *etag, int strong)
 {
-	int i;
+	int i, m, rc = 0;
 
 	for (i = 0; i < r->req_nhdrs; i++)
 		if (r->req_hdrs[i].h_name_len == n &&
-		    strncasecmp(r->req_hdrs[i].h_name, name, n) == 0 &&
-		    etag_match(r->req_hdrs[i].h_value, etag, strong))
-			return 1;
-	return 0;
+		    strncasecmp(r->req_hdrs[i].h_name, name, n) == 0) {
+			if ((m = etag_match(r->req_hdrs[i].h_value, etag,
+			    strong)) > 0)
+				return 1;
+			rc |= m;	/* 0 or -1 */
+		}
+	return rc;
 }
 
 /*
@@ -521,16 +525,20 @@ static int
 preconditions(const struct request *r, const struct fcache *e, int get)
 {
 	time_t t;
+	int m;
 
 	if (r->req_if_match != NULL) {
-		if (!etag_match_all(r, "If-Match", 8, e->fc_etag, 1))
+		if (etag_match_all(r, "If-Match", 8, e->fc_etag, 1) <= 0)
 			return 412;
 	} else if (r->req_if_unmodified_since != NULL &&
 	    http_date_parse(r->req_if_unmodified_since, &t) == 0 &&
 	    e->fc_lm > t)
 		return 412;
 	if (r->req_if_none_match != NULL) {
-		if (etag_match_all(r, "If-None-Match", 13, e->fc_etag, 0))
+		/* a malformed list: no 304 for a GET, but no change made on
+		 * a condition that cannot be read either */
+		if ((m = etag_match_all(r, "If-None-Match", 13, e->fc_etag,
+		    0)) > 0 || (m < 0 && !get))
 			return get ? 304 : 412;
 	} else if (get && r->req_if_modified_since != NULL &&
 	    http_date_parse(r->req_if_modified_since, &t) == 0 &&
@@ -636,7 +644,7 @@ if_range_holds(const char *v, const struct fcache *e)
 	time_t t;
 
 	if (*v == '"' || (v[0] == 'W' && v[1] == '/'))
-		return etag_match(v, e->fc_etag, 1);
+		return etag_match(v, e->fc_etag, 1) > 0;
 	return http_date_parse(v, &t) == 0 && t == e->fc_lm;
 }
 

@@ -132,6 +132,10 @@ upload_done(struct conn *c, struct request *r, struct reply *rp, int status)
 	return response_send(c, r, rp, &rs);
 }
 
+#ifndef SYS_renameat2
+#define SYS_renameat2	(-1)	/* headers before Linux 3.15: a plain rename */
+#endif
+
 /*
  * Renames the finished upload tmp to name.  With excl (If-None-Match,
  * and no file there a moment ago) it must not replace one that came

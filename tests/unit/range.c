@@ -284,25 +284,26 @@ static const struct {
 	{ __LINE__, " *", T, STRONG, 1, NULL },
 	{ __LINE__, "\"*\"", T, STRONG, 0, NULL },	/* a tag, not "*" */
 	{ __LINE__, "\"*\"", "\"*\"", STRONG, 1, NULL },
-	{ __LINE__, "*, " T, T, STRONG, 0, NULL },	/* "*" / #entity-tag */
-	{ __LINE__, T ", *", T, STRONG, 0, NULL },
-	{ __LINE__, "**", T, STRONG, 0, NULL },
-	/* malformed: no match */
-	{ __LINE__, "1a2b-3e8-6630f1c0.1dcd6500", T, WEAK, 0, NULL },
-	{ __LINE__, "'1a2b-3e8-6630f1c0.1dcd6500'", T, WEAK, 0, NULL },
-	{ __LINE__, "\"1a2b-3e8-6630f1c0.1dcd6500", T, WEAK, 0, NULL },
-	{ __LINE__, "\"a\", \"1a2b", T, WEAK, 0, NULL },
-	{ __LINE__, "w/" T, T, WEAK, 0, NULL },	/* %s"W/": case matters */
-	{ __LINE__, "W/ " T, T, WEAK, 0, NULL },
-	{ __LINE__, "W" T, T, WEAK, 0, NULL },
-	{ __LINE__, "W/W/" T, T, WEAK, 0, NULL },
-	{ __LINE__, "\"a\" junk, " T, T, WEAK, 0, NULL },
-	{ __LINE__, "junk, " T, T, WEAK, 0, NULL },
+	{ __LINE__, "*, " T, T, STRONG, -1, NULL },	/* "*" / #entity-tag */
+	{ __LINE__, T ", *", T, STRONG, -1, NULL },
+	{ __LINE__, "**", T, STRONG, -1, NULL },
+	/* malformed: -1, which names nothing (a 412 for If-Match, and
+	 * for If-None-Match on a PUT or DELETE) */
+	{ __LINE__, "1a2b-3e8-6630f1c0.1dcd6500", T, WEAK, -1, NULL },
+	{ __LINE__, "'1a2b-3e8-6630f1c0.1dcd6500'", T, WEAK, -1, NULL },
+	{ __LINE__, "\"1a2b-3e8-6630f1c0.1dcd6500", T, WEAK, -1, NULL },
+	{ __LINE__, "\"a\", \"1a2b", T, WEAK, -1, NULL },
+	{ __LINE__, "w/" T, T, WEAK, -1, NULL },	/* %s"W/": case matters */
+	{ __LINE__, "W/ " T, T, WEAK, -1, NULL },
+	{ __LINE__, "W" T, T, WEAK, -1, NULL },
+	{ __LINE__, "W/W/" T, T, WEAK, -1, NULL },
+	{ __LINE__, "\"a\" junk, " T, T, WEAK, -1, NULL },
+	{ __LINE__, "junk, " T, T, WEAK, -1, NULL },
 	/* ...what follows a match too */
-	{ __LINE__, T "junk", T, STRONG, 0, NULL },
-	{ __LINE__, T " junk", T, STRONG, 0, NULL },
-	{ __LINE__, "\"a\" " T, T, STRONG, 0, NULL },	/* no comma */
-	{ __LINE__, "\"a\"" T, T, STRONG, 0, NULL },
+	{ __LINE__, T "junk", T, STRONG, -1, NULL },
+	{ __LINE__, T " junk", T, STRONG, -1, NULL },
+	{ __LINE__, "\"a\" " T, T, STRONG, -1, NULL },	/* no comma */
+	{ __LINE__, "\"a\"" T, T, STRONG, -1, NULL },
 };
 
 static void
