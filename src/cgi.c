@@ -313,12 +313,22 @@ cgi_ended(pid_t pid, long long deadline)
 	for (;;) {
 		si.si_pid = 0;
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
-		    0 && si.si_pid == pid)
-			return 1;
+		    0 ? si.si_pid == pid : errno == ECHILD)
+			return 1;	/* ECHILD: gone, reaped by no one here */
 		if (now_ms() >= deadline)
 			return 0;
 		nanosleep(&tick, NULL);
 	}
+}
+
+/* The program is no longer the request's to signal: cleared under the
+ * lock cgi_signal_all reads it under, before it is reaped. */
+static void
+cgi_forget(struct cgi *g)
+{
+	pthread_mutex_lock(&cgi_lock);
+	g->g_pid = 0;
+	pthread_mutex_unlock(&cgi_lock);
 }
 
 /*
@@ -334,7 +344,7 @@ cgi_kill(struct cgi *g)
 
 	cgi_signal(pid, SIGTERM);
 	(void)cgi_ended(pid, now_ms() + 1000);
-	__atomic_store_n(&g->g_pid, 0, __ATOMIC_RELEASE);
+	cgi_forget(g);
 	kill_wait(pid, 1, &st);		/* its children too */
 }
 
@@ -344,9 +354,9 @@ static int
 cgi_reaped(struct cgi *g)
 {
 	pid_t pid = g->g_pid;
-	int st;
+	int st = 0;
 
-	__atomic_store_n(&g->g_pid, 0, __ATOMIC_RELEASE);
+	cgi_forget(g);
 	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 		;
 	return st;
@@ -381,7 +391,7 @@ cgi_reap(struct cgi *g, long long deadline)
 static int
 orphan_check(struct orphan *o, long long now)
 {
-	int st;
+	int st = 0;
 
 	if (cgi_ended(o->o_pid, 0)) {
 		if (o->o_termed)	/* its group goes with it, as in cgi_kill */
@@ -709,10 +719,8 @@ cgi_stop(struct cgi *g, int fail)
 	if (fail == 504)
 		log_warn("cgi %s: timed out after %d s", g->g_script,
 		    CONFIG_CGI_TIMEOUT);
-	if (g->g_pid > 0) {
-		cgi_kill(g);
-		__atomic_store_n(&g->g_pid, 0, __ATOMIC_RELEASE);
-	}
+	if (g->g_pid > 0)
+		cgi_kill(g);	/* and forgets it */
 	g->g_fail = g->g_sent && fail != -1 ? -1 : fail;
 	return -1;
 }
@@ -768,6 +776,8 @@ cgi_write_in(struct cgi *g)
 	if (n > 0) {
 		g->g_inoff += (size_t)n;
 		g->g_inlen -= (size_t)n;
+		if (g->g_inlen == 0)	/* the wait for the next piece starts */
+			g->g_body_at = now_ms();
 	} else if (n == -1 && errno != EAGAIN && errno != EINTR) {
 		close(g->g_in);		/* it does not want the rest */
 		g->g_in = -1;

@@ -311,6 +311,10 @@ main(int argc, char *argv[])
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/* a launcher's SIG_IGN for SIGCHLD would have the kernel reap the
+	 * programs unseen: CGI could not tell when one ends */
+	if (ENABLE_CGI)
+		signal(SIGCHLD, SIG_DFL);
 
 	/* limits: every connection needs a descriptor.  prlimit, as one
 	 * thread runs yet: musl's setrlimit brings the code that applies a

@@ -46,6 +46,8 @@ script("$bin/stop-stubborn.sh", "#!/bin/sh\ntrap '' TERM INT HUP PIPE\n"
 	. "printf 'Content-Type: text/plain\\n\\n'\nsleep 42\n");
 prog('detach-kids.sh', "printf 'Content-Type: text/plain\\n\\nkids\\n'\nexec >&- 2>&-\n"
 	. "(trap '' TERM; exec sleep 1000) &\nexec sleep 1000\n");
+prog('late.sh', "sleep 2\nprintf 'Content-Type: text/plain\\n\\nfirst %s\\n' \$(head -c 66000 | wc -c)\n"
+	. "printf 'rest %s\\n' \$(wc -c)\n");
 prog('linger.sh', "printf 'Content-Type: text/plain\\n\\nlinger\\n'\nexec >&- 2>&-\nsleep 3\n");
 # and one whose output ended, left to the reaper, with a child that
 # ignores SIGTERM
@@ -420,7 +422,46 @@ SKIP: {
 	is($r->{status}, 408, 'a body that stops: 408');
 	ok(time - $t1 < 4 * $slow, sprintf('... at REQUEST_TIMEOUT, not CGI_TIMEOUT (%.1f s)', time - $t1));
 	ok(gone(pid_of('wait-body.sh'), 3 * $slow), '... and the program is gone');
+	# the time the program takes to read what it was given is not the
+	# client's: 66,000 bytes fill its stdin pipe (64 KiB) and the
+	# server's buffer, and the client sends the rest when it sees the
+	# program's first answer, 2 s later
+	$s = http_connect(port => $tb->port);
+	http_send($s, "POST /cgi-bin/late.sh HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\n"
+		. "Connection: close\r\n\r\n" . ('a' x 66000));
+	my ($got, $sel) = ('', IO::Select->new($s));
+	my $until = time + 10 * $slow;
+	while ($got !~ /first 66000/ && (my $left = $until - time) > 0) {
+		last unless $sel->can_read($left);
+		sysread($s, $got, 65536, length $got) or last;
+	}
+	http_send($s, 'b' x 4000) if $got =~ /first 66000/;
+	while ($got !~ /rest 4000/ && (my $left = $until - time) > 0) {
+		last unless $sel->can_read($left);
+		sysread($s, $got, 65536, length $got) or last;
+	}
+	close $s;
+	like($got, qr/first 66000.*rest 4000/s,
+		'a program slow to read its input: the client\'s REQUEST_TIMEOUT runs from when it is asked for more')
+		or diag("got: " . substr($got, 0, 300));
 	$tb->stop;
+}
+
+# --- started with SIGCHLD ignored (a launcher's leftover) -----------------------------
+# Inherited SIG_IGN would have the kernel reap the programs unseen; the
+# server sets it back, or each program kept its CGI_MAX place for good.
+{
+	my $ti = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin,
+		CGI_MAX => 2 });
+	$ti->allow_log(qr/cgi \S+: /);
+	{
+		local $SIG{CHLD} = 'IGNORE';
+		$ti->run();
+	}
+	my @st = map { exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n")->{status} } 1 .. 5;
+	is("@st", '200 200 200 200 200', 'SIGCHLD ignored at start, CGI_MAX=2: five programs one after another');
+	$ti->stop;
 }
 
 # --- the server stops: its programs do not outlive it --------------------------------
