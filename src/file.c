@@ -558,7 +558,10 @@ preconditions_untagged(const struct request *r, int get)
 {
 	if (r->req_if_match != NULL && !is_star(r->req_if_match))
 		return 412;
-	if (r->req_if_none_match != NULL && is_star(r->req_if_none_match))
+	/* a PUT or DELETE reads every line ("" names no tag: 1 is "*") */
+	if (r->req_if_none_match != NULL && (get ?
+	    is_star(r->req_if_none_match) :
+	    etag_match_all(r, "If-None-Match", 13, "", 0) != 0))
 		return get ? 304 : 412;
 	return 0;
 }
@@ -570,6 +573,10 @@ file_preconditions(const struct request *r, const struct stat *st)
 
 	if (!ENABLE_PUT)	/* its one caller: else the checks inline */
 		return 0;
+	/* a condition that cannot be read changes nothing */
+	if (r->req_if_none_match != NULL &&
+	    etag_match_all(r, "If-None-Match", 13, "", 0) < 0)
+		return 412;
 	if (st == NULL)		/* no current representation (13.1.1) */
 		return r->req_if_match != NULL ? 412 : 0;
 	if (!ENABLE_VALIDATORS)

@@ -154,19 +154,18 @@ put_rename(int dfd, const char *tmp, const char *name, int excl)
 }
 
 /*
- * A conditional PUT or DELETE takes the target's directory (dfd) for
- * itself from its last look at the target to the change made on what it
- * saw, so that two If-Match PUTs that read the same ETag cannot both
- * replace the file.  A lock of the directory (flock, so another server
- * on the same tree waits too), released when dfd is closed.
+ * A PUT or DELETE takes the target's directory (dfd) for itself from its
+ * last look at the target to the change made on what it saw, so that two
+ * If-Match PUTs that read the same ETag cannot both replace the file, nor
+ * any other change come between.  A lock of the directory (flock, so that
+ * another server on the same tree waits too), released when dfd is
+ * closed; where the filesystem has none, nothing waits.
  */
 static void
-upload_commit_lock(const struct request *r, int dfd)
+upload_commit_lock(int dfd)
 {
-	if (r->req_if_match != NULL || r->req_if_none_match != NULL ||
-	    r->req_if_unmodified_since != NULL)
-		while (flock(dfd, LOCK_EX) == -1 && errno == EINTR)
-			;
+	while (flock(dfd, LOCK_EX) == -1 && errno == EINTR)
+		;
 }
 
 int
@@ -253,7 +252,7 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		goto abort;
 	}
 	/* the preconditions again, on the target as it is now */
-	upload_commit_lock(r, dfd);
+	upload_commit_lock(dfd);
 	existed = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if ((status = file_preconditions(r, existed ? &st : NULL)) != 0)
 		goto abort;
@@ -354,7 +353,7 @@ upload_delete(struct conn *c, struct request *r, struct reply *rp)
 		return response_error(c, r, rp, -dfd);
 	}
 	/* a name that is not there is a 404 whatever the conditions say */
-	upload_commit_lock(r, dfd);
+	upload_commit_lock(dfd);
 	rc = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ?
 	    errno_status(errno, 1) : file_preconditions(r, &st);
 	if (rc == 0 && remove_tree(dfd, name, 0) == -1)

@@ -579,6 +579,19 @@ my $url = "http://127.0.0.1:$port";
 		is($r->{status}, 304, '... but a second line that names it: 304');
 	}
 	ok(-e $f, 'the file is still there');
+	# a list that cannot be read changes nothing, with or without
+	# VALIDATORS, and "*" counts on any line
+	my $before = slurp($f);
+	for my $v ('*, "x"', 'junk', '"x" junk') {
+		$r = req('PUT', '/incoming/cond.txt', "eight\n", "If-None-Match: $v");
+		is($r->{status}, 412, "PUT with If-None-Match: $v: 412");
+	}
+	$r = req('PUT', '/incoming/cond.txt', "eight\n", 'If-None-Match: "x"', 'If-None-Match: *');
+	is($r->{status}, 412, 'PUT with If-None-Match: "x" and a second line "*": 412');
+	is(slurp($f), $before, '... the file unchanged');
+	$r = req('PUT', '/incoming/cond-new.txt', "x\n", 'If-None-Match: junk');
+	is($r->{status}, 412, 'PUT of a new name with a malformed If-None-Match: 412');
+	ok(!-e "$in/cond-new.txt", '... nothing created');
 	$r = req('DELETE', '/incoming/cond.txt', undef, 'If-Match: "not-its-tag"');
 	is($r->{status}, 412, 'DELETE with If-Match of another tag: 412');
 	ok(-e $f, '... not deleted');
