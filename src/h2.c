@@ -413,6 +413,26 @@ h2s_cookie(struct h2s *s, const char *v, size_t vlen)
 	return 1;
 }
 
+/* Stores a field (its name kept already) in the request and reads it as
+ * the HTTP/1 parser would (request_header); a refusal goes to s_status. */
+static void
+h2s_store(struct h2s *s, const char *name, size_t nlen, const char *v)
+{
+	struct request *r = &s->s_req;
+	struct header *h;
+	int rc;
+
+	if (r->req_nhdrs == MAX_HEADERS) {
+		s->s_status = 431;
+		return;
+	}
+	h = &r->req_hdrs[r->req_nhdrs++];
+	*h = (struct header){ .h_name = name, .h_name_len = nlen,
+	    .h_value = v };
+	if ((rc = request_header(r, h, v)) != 0)
+		s->s_status = -rc;
+}
+
 /* One field of a request's header list.  A refusal is remembered in
  * s_status (the stream is answered with it), never an error of the
  * connection. */
@@ -421,9 +441,7 @@ h2s_field(struct h2s *s, const char *name, size_t nlen, const char *value,
     size_t vlen)
 {
 	struct request *r = &s->s_req;
-	struct header *h;
-	const char *v;
-	int rc;
+	const char *v, *kept;
 
 	s->s_hlist += nlen + vlen + 32;
 	if (s->s_hlist > CONFIG_HTTP2_MAX_HEADER_LIST)
@@ -442,22 +460,9 @@ h2s_field(struct h2s *s, const char *name, size_t nlen, const char *value,
 		} else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
 			s->s_target = v;
 			s->s_target_len = vlen;
-		} else if (nlen == 10 && memcmp(name, ":authority", 10) == 0) {
-			/* checked, stored and passed on (HTTP_HOST) as Host;
-			 * the first field (pseudo-fields come first), but
-			 * bounded all the same */
-			if (r->req_nhdrs == MAX_HEADERS) {
-				s->s_status = 431;
-				return;
-			}
-			h = &r->req_hdrs[r->req_nhdrs];
-			*h = (struct header){ .h_name = "Host", .h_name_len = 4,
-			    .h_value = v };
-			if ((rc = request_header(r, h, v)) != 0)
-				s->s_status = -rc;
-			else
-				r->req_nhdrs++;
-		}
+		} else if (nlen == 10 && memcmp(name, ":authority", 10) == 0)
+			h2s_store(s, "Host", 4, v);	/* checked, passed on
+						 * (HTTP_HOST) as Host is */
 		return;
 	}
 	/* :authority stands for Host; a Host beside it names the same
@@ -473,20 +478,10 @@ h2s_field(struct h2s *s, const char *name, size_t nlen, const char *value,
 	 * 8.2.3), as a program expects it in HTTP_COOKIE */
 	if (nlen == 6 && memcmp(name, "cookie", 6) == 0 && h2s_cookie(s, v, vlen))
 		return;
-	if (r->req_nhdrs == MAX_HEADERS) {
-		s->s_status = 431;
-		return;
-	}
-	h = &r->req_hdrs[r->req_nhdrs];
-	if ((h->h_name = h2s_keep(s, name, nlen)) == NULL) {
+	if ((kept = h2s_keep(s, name, nlen)) == NULL)
 		s->s_status = 400;
-		return;
-	}
-	h->h_name_len = nlen;
-	h->h_value = v;
-	r->req_nhdrs++;
-	if ((rc = request_header(r, h, v)) != 0)
-		s->s_status = -rc;
+	else
+		h2s_store(s, kept, nlen, v);
 }
 
 /* The target's bytes, as the HTTP/1 parser allows them. */

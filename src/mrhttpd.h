@@ -153,7 +153,7 @@ struct request {
  */
 int	 request_parse(struct request *, char *, size_t, size_t *);
 /* util.c: the classes of each byte of a head, C_* bits (RFC 9110 5.6.2
- * tchar, a request-target's, a field value's, a Host's) */
+ * tchar, a request-target's, a field value's, a Host's, a hex digit) */
 enum { C_TCHAR = 1, C_TARGET = 2, C_VALUE = 4, C_HOST = 8, C_HEX = 16 };
 extern const unsigned char http_cls[256];
 /* The empty lines (CR LF, or LF) that may come before a request line
