@@ -51,6 +51,9 @@ enum {
 	H2_ARENA = 512,		/* a stream's header bytes, kept inside it */
 	H2_CHUNK = 1024,	/* more header bytes: malloc'ed, at least this */
 	H2_IN = 65535,		/* a request body's buffer: its window */
+	/* body bytes the streams still without a thread may hold between
+	 * them, outside the connection's window (h2s_buffer) */
+	H2_WAITING = 2 * H2_IN,
 	H2_NV = MAX_HEADERS + 8,
 	H2_THREADS = 8,		/* streams on threads at once, a connection */
 	H2_RETRY_MS = 100,	/* a stream waits for its address's share */
@@ -73,6 +76,7 @@ struct h2s {
 	struct h2	*s_h2;
 	int32_t		 s_id;
 	int		 s_status;	/* refused while its headers came */
+	int		 s_refused;	/* reset by us before it ran */
 	int		 s_body;	/* a request body follows the headers */
 	int		 s_queued;	/* in h_head (1) or h_later (2) */
 	int		 s_thread;	/* a thread of its own runs it */
@@ -104,6 +108,9 @@ struct h2s {
 	int		 s_waits;	/* in waits (under h_lock and waits_lock) */
 	struct h2s	*s_wnext, **s_wprev;	/* there, under waits_lock */
 	size_t		 s_ack;		/* body bytes read, to acknowledge */
+	size_t		 s_free;	/* body bytes that came before it had a
+					 * thread: the connection's window is
+					 * back already (h2s_buffer) */
 	char		*s_in;		/* the request body as it comes */
 	size_t		 s_in_pos, s_in_len;
 	int		 s_in_end;
@@ -137,6 +144,7 @@ struct h2 {
 	char		*h_out;		/* the driver's write buffer */
 	size_t		 h_outlen;
 	size_t		 h_round;	/* written in this round (H2_ROUND) */
+	size_t		 h_free;	/* the streams' s_free, at most H2_WAITING */
 	int		 h_more;	/* the round ended with more to send */
 };
 
@@ -1099,6 +1107,32 @@ h2s_thread(void *arg)
 }
 
 /*
+ * Gives back the window of s's body bytes its thread has read, and with
+ * all those still buffered too.  The first s_free of them came before it
+ * had a thread, and gave the connection's window back as they came.  On
+ * the driver only, under h_lock where s has a thread.
+ */
+static void
+h2s_ack(struct h2 *h, struct h2s *s, int all)
+{
+	size_t n = s->s_ack, early = s->s_free;
+
+	if (all) {
+		n += s->s_in_len - s->s_in_pos;
+		s->s_in_pos = s->s_in_len = 0;
+	}
+	if (early > n)
+		early = n;
+	s->s_free -= early;
+	h->h_free -= early;
+	s->s_ack = 0;
+	if (n > 0 && !s->s_closed)
+		(void)nghttp2_session_consume_stream(h->h_ses, s->s_id, n);
+	if (n > early)
+		(void)nghttp2_session_consume_connection(h->h_ses, n - early);
+}
+
+/*
  * No one will read the rest of its body: what is buffered gives its window
  * back to the stream and the connection at once, and what still comes is
  * dropped as it comes (h2_data).  Without this, a client that goes on
@@ -1108,14 +1142,10 @@ h2s_thread(void *arg)
 static void
 h2s_drop_body(struct h2 *h, struct h2s *s)
 {
-	size_t unread = s->s_in_len - s->s_in_pos + s->s_ack;
-
+	h2s_ack(h, s, 1);
 	s->s_body = 0;
-	s->s_in_pos = s->s_in_len = s->s_ack = 0;
 	free(s->s_in);
 	s->s_in = NULL;
-	if (unread > 0)
-		(void)nghttp2_session_consume(h->h_ses, s->s_id, unread);
 }
 
 /* Answers a stream at once, without running it: a refusal. */
@@ -1238,7 +1268,7 @@ h2_later(struct h2 *h)
 		s->s_queued = 0;
 		if (s->s_closed)	/* reset while it waited */
 			h2s_free(s);
-		else if (h2s_spawn(h, s, 1))
+		else if (!s->s_refused && h2s_spawn(h, s, 1))
 			break;		/* its address has its share */
 	}
 }
@@ -1275,10 +1305,8 @@ h2_posts(struct h2 *h)
 			s->s_resume = 0;
 			(void)nghttp2_session_resume_data(h->h_ses, s->s_id);
 		}
-		if (s->s_ack > 0) {
-			(void)nghttp2_session_consume(h->h_ses, s->s_id, s->s_ack);
-			s->s_ack = 0;
-		}
+		if (s->s_ack > 0)
+			h2s_ack(h, s, 0);
 		if (s->s_done != 1)
 			continue;
 		s->s_done = 2;		/* its thread is gone */
@@ -1556,8 +1584,61 @@ h2_sent(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 	return 0;
 }
 
-/* Request body bytes: kept for the stream's thread, within its window;
- * those no one will read are acknowledged at once. */
+/* Resets s: it never runs, if it has not yet, and its body is dropped. */
+static void
+h2s_reset(struct h2 *h, struct h2s *s, uint32_t code)
+{
+	s->s_refused = 1;
+	h2s_drop_body(h, s);
+	(void)nghttp2_submit_rst_stream(h->h_ses, NGHTTP2_FLAG_NONE, s->s_id,
+	    code);
+}
+
+/*
+ * Keeps n body bytes for s's thread, within its window (nghttp2 checks
+ * it), under h_lock.  A stream without a thread yet gives the
+ * connection's window back at once: else streams that wait for a thread
+ * could hold all of it, and those running would wait for bytes that
+ * cannot come.  Together they hold at most H2_WAITING; one past that is
+ * refused, which a client may retry, as it never ran.  0: not kept.
+ */
+static int
+h2s_buffer(struct h2 *h, struct h2s *s, const uint8_t *p, size_t n)
+{
+	int early = !s->s_thread;
+
+	if (early && h->h_free + n > H2_WAITING) {
+		h2s_reset(h, s, NGHTTP2_REFUSED_STREAM);
+		return 0;
+	}
+	if (s->s_in == NULL)
+		s->s_in = malloc(H2_IN);
+	if (s->s_in_pos == s->s_in_len)
+		s->s_in_pos = s->s_in_len = 0;
+	else if (s->s_in_len + n > H2_IN) {
+		memmove(s->s_in, s->s_in + s->s_in_pos,
+		    s->s_in_len - s->s_in_pos);
+		s->s_in_len -= s->s_in_pos;
+		s->s_in_pos = 0;
+	}
+	if (s->s_in == NULL || s->s_in_len + n > H2_IN) {
+		/* out of memory: better no body than a cut one */
+		h2s_reset(h, s, NGHTTP2_INTERNAL_ERROR);
+		return 0;
+	}
+	memcpy(s->s_in + s->s_in_len, p, n);
+	s->s_in_len += n;
+	if (early) {
+		s->s_free += n;
+		h->h_free += n;
+		(void)nghttp2_session_consume_connection(h->h_ses, n);
+	} else
+		pthread_cond_signal(&s->s_cond);
+	return 1;
+}
+
+/* Request body bytes: kept for the stream's thread; those no one will
+ * read are acknowledged at once. */
 static int
 h2_data(nghttp2_session *ses, uint8_t flags, int32_t id, const uint8_t *p,
     size_t n, void *arg)
@@ -1569,28 +1650,8 @@ h2_data(nghttp2_session *ses, uint8_t flags, int32_t id, const uint8_t *p,
 	(void)flags;
 	if (s != NULL && s->s_body) {
 		pthread_mutex_lock(&h->h_lock);
-		if (s->s_done == 0) {
-			if (s->s_in == NULL)
-				s->s_in = malloc(H2_IN);
-			if (s->s_in_pos == s->s_in_len)
-				s->s_in_pos = s->s_in_len = 0;
-			else if (s->s_in_len + n > H2_IN) {
-				memmove(s->s_in, s->s_in + s->s_in_pos,
-				    s->s_in_len - s->s_in_pos);
-				s->s_in_len -= s->s_in_pos;
-				s->s_in_pos = 0;
-			}
-			/* never more than the window: nghttp2 checks it */
-			if (s->s_in != NULL && s->s_in_len + n <= H2_IN) {
-				memcpy(s->s_in + s->s_in_len, p, n);
-				s->s_in_len += n;
-				kept = 1;
-				if (s->s_thread)
-					pthread_cond_signal(&s->s_cond);
-			} else	/* out of memory: better no body than a cut one */
-				(void)nghttp2_submit_rst_stream(ses,
-				    NGHTTP2_FLAG_NONE, id, NGHTTP2_INTERNAL_ERROR);
-		}
+		if (s->s_done == 0)
+			kept = h2s_buffer(h, s, p, n);
 		pthread_mutex_unlock(&h->h_lock);
 	}
 	if (!kept)
@@ -1603,7 +1664,6 @@ h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
 {
 	struct h2 *h = arg;
 	struct h2s *s = nghttp2_session_get_stream_user_data(ses, id);
-	size_t unread;
 	int gone;
 
 	(void)err;
@@ -1612,8 +1672,7 @@ h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
 	pthread_mutex_lock(&h->h_lock);
 	s->s_closed = 1;
 	/* the window its unread body took goes back to the connection */
-	unread = s->s_in_len - s->s_in_pos + s->s_ack;
-	s->s_in_pos = s->s_in_len = s->s_ack = 0;
+	h2s_ack(h, s, 1);
 	if (s->s_thread)
 		pthread_cond_signal(&s->s_cond);
 	/* one waiting for a thread leaves the queue now: else a client that
@@ -1624,8 +1683,6 @@ h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
 	gone = !s->s_queued && (!s->s_thread || s->s_done == 2);
 	pthread_mutex_unlock(&h->h_lock);
 	h2s_hangup(s);
-	if (unread > 0)
-		(void)nghttp2_session_consume_connection(ses, unread);
 	if (!s->s_thread)
 		h2s_release(s);
 	if (gone)
@@ -1687,7 +1744,8 @@ h2_run(struct h2 *h)
 			h2s_free(s);
 			continue;
 		}
-		h2s_start(h, s);
+		if (!s->s_refused)	/* else its RST_STREAM is on the way */
+			h2s_start(h, s);
 		/* fairness, as http1.c's: a client that sends streams
 		 * without pause gets REQ_BUDGET on the turn, then this
 		 * thread goes on with it alone */

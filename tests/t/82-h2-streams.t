@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # 82-h2-streams.t - HTTP/2 streams that run on threads of their own (CGI,
 # uploads, anything with a body), against clients that misuse them: a
-# body no one reads must not eat the connection's window; a reset stops
+# body no one reads must not eat the connection's window, nor one that
+# waits for a thread (more uploads than threads); a reset stops
 # the program it started; one connection gets at most 8 such threads at
 # once and the rest wait their turn; a GOAWAY for a protocol error closes
 # the connection even with a program running; a program's output short
@@ -11,6 +12,7 @@
 use strict;
 use warnings;
 
+use IO::Select;
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest qw(:DEFAULT slurp);
@@ -139,6 +141,96 @@ for my $path ('/index.html', '/cgi-bin/noread.sh') {
 	my @done = grep { body_of($f, 2 * $_ + 1) eq "3\n" } 0 .. 19;
 	is(scalar @done, 20, 'then all 20 are answered, in turn');
 	close $c;
+}
+
+# --- more uploads than threads: a waiting stream holds no connection window --
+# upload(N, LEN): N POSTs of LEN bytes each on one connection, the bodies
+# sent round-robin in 16 KB pieces, within the windows the server grants,
+# as browsers and nghttp send them.  Returns, per stream, its answer's
+# body or "RST n", and whether the connection was closed.
+sub upload {
+	my ($n, $len) = @_;
+	my @ids = map { 2 * $_ + 1 } 0 .. $n - 1;
+	my $c = h2_open($port);
+	http_send($c, join('', map { post($_, '/cgi-bin/wc.sh', $len) } @ids));
+	my (%todo, %win, %got, %end, @ring);
+	@ring = @ids;
+	@todo{@ids} = ($len) x @ids;
+	@win{@ids} = (65535) x @ids;
+	my ($conn, $buf, $closed) = (65535, '', 0);
+	my $sel = IO::Select->new($c);
+	my $deadline = time + 20;
+	while (keys %end < @ids && !$closed && time < $deadline) {
+		for (1 .. @ring) {	# fair: each pass goes on where the last stopped
+			my $id = shift @ring;
+			push @ring, $id;
+			next if $end{$id} || !$todo{$id};
+			my $k = (sort { $a <=> $b } $todo{$id}, $conn, $win{$id}, 16384)[0];
+			last if $conn <= 0;
+			next if $k <= 0;
+			$todo{$id} -= $k; $conn -= $k; $win{$id} -= $k;
+			http_send($c, data($id, $k, !$todo{$id})) or $closed = 1;
+		}
+		next unless $sel->can_read(0.2);
+		sysread($c, $buf, 65536, length $buf) or $closed = 1;
+		while (length $buf >= 9) {
+			my ($hi, $lo, $type, $flags, $id) = unpack('CnCCN', $buf);
+			my $l = $hi << 16 | $lo;
+			last if length $buf < 9 + $l;
+			my $p = substr($buf, 9, $l);
+			substr($buf, 0, 9 + $l) = '';
+			if ($type == H2_WINDOW) {
+				my $inc = unpack('N', $p);
+				$id ? ($win{$id} += $inc) : ($conn += $inc);
+			} elsif ($type == H2_DATA) {
+				$got{$id} .= $p;
+				$end{$id} = 1 if $flags & 1;
+			} elsif ($type == H2_RST) {
+				$got{$id} = 'RST ' . unpack('N', $p);
+				$end{$id} = 1;
+			} elsif ($type == H2_GOAWAY) {
+				$closed = 1;
+			}
+		}
+	}
+	close $c;
+	return ({ map { $_ => $got{$_} // 'nothing' } @ids }, $closed);
+}
+# Nine uploads: eight run and the ninth waits for a thread.  Before, the
+# ninth's 64 KB held the connection's whole window, the eight running
+# waited for bytes that could not come, and were reset after
+# REQUEST_TIMEOUT.
+{
+	my ($got, $closed) = upload(9, 200000);
+	my @ok = grep { $got->{$_} eq "200000\n" } sort { $a <=> $b } keys %$got;
+	is(scalar @ok, 9, 'nine uploads of 200,000 bytes on one connection: all answered')
+		or diag(join ', ', map { "$_: $got->{$_}" } sort { $a <=> $b } keys %$got);
+}
+# Twenty: the streams waiting hold at most 128 KB between them; past that
+# a waiting stream is refused (REFUSED_STREAM, which clients retry: it
+# never ran), never left to stall the others.
+{
+	my ($got, $closed) = upload(20, 200000);
+	my @ids = sort { $a <=> $b } keys %$got;
+	my @ok = grep { $got->{$_} eq "200000\n" } @ids;
+	my @refused = grep { $got->{$_} eq 'RST 7' } @ids;
+	ok(@ok + @refused == 20 && @ok >= 9 && !$closed, sprintf('twenty uploads: '
+		. '%d answered, %d refused (REFUSED_STREAM), none stalled', scalar @ok,
+		scalar @refused)) or diag(join ', ', map { "$_: $got->{$_}" } @ids);
+}
+
+# The same with a real client: h2load sends its nine bodies round-robin.
+SKIP: {
+	skip 'no h2load', 1 unless grep { -x "$_/h2load" } split /:/, $ENV{PATH};
+	my $up = $t->htdocs . '/../up.bin';
+	open(my $fh, '>', $up) or die;
+	print $fh 'u' x 200000;
+	close $fh;
+	my ($rc, $out) = run_cmd('timeout', '30', 'h2load', '-n', '9', '-c', '1',
+		'-m', '9', '-d', $up, "http://127.0.0.1:$port/cgi-bin/wc.sh");
+	my ($ok) = $out =~ /requests: .* (\d+) succeeded/;
+	is($ok, 9, 'h2load: nine uploads of 200,000 bytes on one connection, '
+		. 'nine answered') or diag($out);
 }
 
 # --- streams waiting for a thread, then reset: freed at once --------------------
