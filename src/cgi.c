@@ -727,11 +727,11 @@ cgi_stop(struct cgi *g, int fail)
 
 /*
  * The next piece of the request body, once the last is in its stdin.
- * From a socket it takes what is there and never waits (g_body_wait: the
- * pump polls the socket for the rest), so that output is not held up by
- * a client that sends the rest only once it has seen some.  An HTTP/2
- * stream's body has no descriptor to poll: that read waits.  Returns 0,
- * or -1 when it must stop.
+ * It takes what is there and never waits (g_body_wait: the pump polls
+ * conn_watch() for the rest: the socket, or an HTTP/2 stream's pipe,
+ * which h2.c pokes when more comes), so that output is not held up by a
+ * client that sends the rest only once it has seen some.  Returns 0, or
+ * -1 when it must stop.
  */
 static int
 cgi_feed(struct cgi *g)
@@ -740,7 +740,7 @@ cgi_feed(struct cgi *g)
 	ssize_t n;
 
 	c->c_body->b_deadline = g->g_deadline;	/* no wait past CGI_TIMEOUT */
-	c->c_body->b_nowait = conn_watch(c) == conn_socket(c);
+	c->c_body->b_nowait = 1;
 	n = body_read(c, c->c_body, g->g_inbuf, sizeof(g->g_inbuf));
 	c->c_body->b_nowait = 0;
 	if (n == BODY_AGAIN) {
@@ -810,6 +810,16 @@ cgi_read_out(struct cgi *g, int *fdp)
 	return n;
 }
 
+/* The pump's wait for more of the body is a wait for the client: marked
+ * (on), a newcomer at MAX_CONNECTIONS may have it cut, as a wait in
+ * body_read would be (server_wait, h2.c's h2_cut); -1 when it was. */
+static int
+cgi_client_wait(struct conn *c, int on)
+{
+	return ENABLE_HTTP2 && c->c_hup != -1 ? h2_stream_wait(c, on) :
+	    server_waiting(c, on);
+}
+
 /* Until when the pump may wait: CGI_TIMEOUT, and REQUEST_TIMEOUT after
  * the last piece of a body that is still to come. */
 static long long
@@ -844,7 +854,7 @@ cgi_pump(struct cgi *g)
 	struct pollfd pfd[4];
 	long long left;
 	ssize_t n;
-	int np, i, sock = conn_watch(g->g_conn);
+	int np, i, wait, sock = conn_watch(g->g_conn);
 
 	while (g->g_out != -1) {
 		if (!g->g_body_done && g->g_inlen == 0 && !g->g_body_wait &&
@@ -860,8 +870,17 @@ cgi_pump(struct cgi *g)
 		 * POLLERR are reported whatever events asks for) */
 		pfd[np++] = (struct pollfd){ .fd = sock, .events = g->g_watch |
 		    (g->g_body_wait ? POLLIN : 0) };
-		if ((left = cgi_until(g) - now_ms()) <= 0 ||
-		    (n = poll(pfd, (nfds_t)np, (int)left)) == 0)
+		if ((left = cgi_until(g) - now_ms()) <= 0)
+			return cgi_timeout(g);
+		wait = g->g_body_wait;
+		if (wait && cgi_client_wait(g->g_conn, 1) == -1)
+			return cgi_stop(g, 503);
+		n = poll(pfd, (nfds_t)np, (int)left);
+		if (wait && cgi_client_wait(g->g_conn, 0) == -1) {
+			g->g_conn->c_close = 1;	/* cut for a newcomer */
+			return cgi_stop(g, 408);
+		}
+		if (n == 0)
 			return cgi_timeout(g);
 		if (n == -1) {
 			if (errno == EINTR)

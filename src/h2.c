@@ -114,6 +114,8 @@ struct h2s {
 	char		*s_in;		/* the request body as it comes */
 	size_t		 s_in_pos, s_in_len;
 	int		 s_in_end;
+	int		 s_poke;	/* its thread polls c_hup for the body */
+	int		 s_poked;	/* a byte in that pipe says it came */
 	int		 s_hupw;	/* closed when the stream ends: c_hup */
 	char		*s_cookie;	/* Cookie, its crumbs joined */
 	size_t		 s_cookie_len, s_cookie_cap;
@@ -208,6 +210,19 @@ h2s_waiting(struct h2s *s, int on)
 	pthread_mutex_unlock(&waits_lock);
 }
 
+/* More of the body is there, or its wait was cut: its thread, should it
+ * poll c_hup for it (a program's pump), sees POLLIN.  Under h_lock, which
+ * every close of s_hupw (h2s_hangup) holds too, but h2s_free's, when no
+ * thread is left to be cut. */
+static void
+h2s_poke(struct h2s *s)
+{
+	if (s->s_poke && s->s_hupw != -1) {
+		s->s_poke = 0;
+		s->s_poked = write(s->s_hupw, "", 1) == 1;
+	}
+}
+
 /*
  * Every stream thread the server allows (MAX_CONNECTIONS) runs, and a
  * stream of an address within its share needs one: ends the wait for a
@@ -239,6 +254,8 @@ h2_cut(void)
 		h2s_unlist(s);		/* cut once */
 		s->s_cut = 1;
 		pthread_cond_signal(&s->s_cond);
+		s->s_poke = 1;		/* a pump polls c_hup */
+		h2s_poke(s);
 		pthread_mutex_unlock(&s->s_h2->h_lock);
 		__atomic_add_fetch(&cutting, 1, __ATOMIC_ACQ_REL);
 	}
@@ -1096,6 +1113,7 @@ h2s_thread(void *arg)
 	h2s_log(s, &rp);
 	file_cache_flush();
 	pthread_mutex_lock(&h->h_lock);
+	h2s_waiting(s, 0);
 	cut = s->s_cut;
 	s->s_done = 1;		/* the driver may free s from now on */
 	h2_wake(h);
@@ -1334,6 +1352,11 @@ h2s_read(struct conn *c, void *buf, size_t n)
 	ssize_t r = -1;
 
 	pthread_mutex_lock(&h->h_lock);
+	if (s->s_poked) {	/* the poke is read: h2s_poke */
+		char b;
+
+		s->s_poked = read(c->c_hup, &b, 1) != 1;
+	}
 	if (s->s_in_pos < s->s_in_len) {
 		if (n > s->s_in_len - s->s_in_pos)
 			n = s->s_in_len - s->s_in_pos;
@@ -1344,8 +1367,13 @@ h2s_read(struct conn *c, void *buf, size_t n)
 		r = (ssize_t)n;
 	} else if (s->s_in_end)
 		r = 0;
-	else
-		errno = s->s_closed ? ECONNRESET : EAGAIN;
+	else if (s->s_closed)
+		errno = ECONNRESET;
+	else {
+		errno = EAGAIN;
+		/* a program's pump polls c_hup for more */
+		s->s_poke = c->c_body != NULL && c->c_body->b_nowait;
+	}
 	pthread_mutex_unlock(&h->h_lock);
 	return r;
 }
@@ -1387,6 +1415,19 @@ h2s_wait(struct conn *c, short events, int ms)
 	h2s_waiting(s, 0);
 	r = s->s_cut ? -1 : h2s_ready_locked(s);
 	pthread_mutex_unlock(&h->h_lock);
+	return r;
+}
+
+int
+h2_stream_wait(struct conn *c, int on)
+{
+	struct h2s *s = stream_of(c);
+	int r;
+
+	pthread_mutex_lock(&s->s_h2->h_lock);
+	h2s_waiting(s, on);
+	r = s->s_cut ? -1 : 0;
+	pthread_mutex_unlock(&s->s_h2->h_lock);
 	return r;
 }
 
@@ -1529,8 +1570,10 @@ h2s_input_end(struct h2 *h, struct h2s *s)
 {
 	pthread_mutex_lock(&h->h_lock);
 	s->s_in_end = 1;
-	if (s->s_thread)
+	if (s->s_thread) {
 		pthread_cond_signal(&s->s_cond);
+		h2s_poke(s);
+	}
 	pthread_mutex_unlock(&h->h_lock);
 }
 
@@ -1632,8 +1675,10 @@ h2s_buffer(struct h2 *h, struct h2s *s, const uint8_t *p, size_t n)
 		s->s_free += n;
 		h->h_free += n;
 		(void)nghttp2_session_consume_connection(h->h_ses, n);
-	} else
+	} else {
 		pthread_cond_signal(&s->s_cond);
+		h2s_poke(s);
+	}
 	return 1;
 }
 
@@ -1681,8 +1726,8 @@ h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
 		h2_unwait(h, s);
 	/* a thread still running frees nothing: h2_posts does, after it */
 	gone = !s->s_queued && (!s->s_thread || s->s_done == 2);
-	pthread_mutex_unlock(&h->h_lock);
 	h2s_hangup(s);
+	pthread_mutex_unlock(&h->h_lock);
 	if (!s->s_thread)
 		h2s_release(s);
 	if (gone)

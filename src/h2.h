@@ -27,6 +27,10 @@ int	 h2_upgrade(struct conn *, struct request *, size_t);
 /* Ends a parked connection's session: GOAWAY, without waiting, and the
  * memory; then the connection is closed. */
 void	 h2_close(struct conn *);
+/* A stream's thread that polls c_hup for more of its body (a program's
+ * pump) marks that wait (on) so that it may be cut, and unmarks it
+ * after: -1 when it was cut. */
+int	 h2_stream_wait(struct conn *, int);
 #else
 static inline int h2_init(void) { return 0; }
 static inline const char *h2_library(void) { return ""; }
@@ -34,6 +38,7 @@ static inline int h2_preface(const char *p, size_t n) { (void)p; (void)n; return
 static inline int h2_upgrade(struct conn *c, struct request *r, size_t n)
 { (void)c; (void)r; (void)n; return 0; }
 static inline void h2_close(struct conn *c) { (void)c; }
+static inline int h2_stream_wait(struct conn *c, int on) { (void)c; (void)on; return 0; }
 #endif
 
 #endif

@@ -368,8 +368,7 @@ main(int argc, char *argv[])
 	if (ENABLE_SETUID && (pw = getpwnam(CONFIG_SYSTEM_USER)) == NULL)
 		die("unknown user " CONFIG_SYSTEM_USER, NULL);
 	if (!ENABLE_SETUID && geteuid() == 0)
-		say("mrhttpd: warning: running as root "
-		    "(set SYSTEM_USER to drop privileges)\n");
+		say("mrhttpd: warning: running as root: see SYSTEM_USER\n");
 
 	/* log: opened as root and before the jail, at its path inside it */
 	if (log_open(CONFIG_SERVER_ROOT) == -1)

@@ -406,6 +406,7 @@ extern __thread int server_turn;
 int	 server_yield_turn(void);
 int	 server_shed_idle(void);
 int	 server_wait(struct conn *, short, int);
+int	 server_waiting(struct conn *, int);
 int	 server_thread(void *(*)(void *), void *);
 const unsigned char *server_peer(const struct conn *);
 /* TLS handshakes in line for a thread (tls.c): see server.c */

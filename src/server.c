@@ -135,7 +135,7 @@ static __thread struct slot *serving;	/* this thread's connection */
  * signed), and no slot stays parked or waiting past its timeout: an hour
  * at most, a day for a CGI program's body.
  */
-static void
+static inline __attribute__((always_inline)) void
 since_set(struct slot *s)
 {
 	__atomic_store_n(&s->s_since, (unsigned)now_ms(), __ATOMIC_RELAXED);
@@ -540,31 +540,32 @@ server_shed_idle(void)
 }
 
 /*
- * Waits up to ms for events on a client's socket (the transports' t_wait):
- * >0 ready, 0 timed out, -1 when it may not wait (no thread could take
- * the turn) or was cut.  Waiting, the thread is off the turn and its
- * socket out of the epoll set, and its slot is WAITING.  Meanwhile, at
- * MAX_CONNECTIONS with nothing parked, the turn holder may end the wait
- * that started longest ago (cut_waiter): it shuts the socket down,
- * which wakes the waiter, and the waiter's thread closes the connection
- * and frees the slot as for a client gone.  EVICTING keeps the descriptor
- * open (and its number ours) until the shutdown is done.  Slow request
- * bodies (R-U-Dead-Yet) and replies not read (slow reads) from many
- * addresses so cannot lock newcomers out.  An HTTP/2 stream's thread
- * serves no slot of its own: its waits are not marked.
+ * A wait for a client, marked (on) and unmarked (off) around the poll:
+ * -1 when it may not wait (no thread could take the turn), or was cut
+ * meanwhile.  Waiting, the thread is off the turn and its socket out of
+ * the epoll set, and its slot is WAITING.  Meanwhile, at MAX_CONNECTIONS
+ * with nothing parked, the turn holder may end the wait that started
+ * longest ago (cut_waiter): it shuts the socket down, which wakes the
+ * waiter, and the waiter's thread closes the connection and frees the
+ * slot as for a client gone.  EVICTING keeps the descriptor open (and
+ * its number ours) until the shutdown is done.  Slow request bodies
+ * (R-U-Dead-Yet) and replies not read (slow reads) from many addresses
+ * so cannot lock newcomers out.  An HTTP/2 stream's thread serves no
+ * slot of its own: its waits are not marked here (h2.c's are).
  */
-int
-server_wait(struct conn *c, short events, int ms)
+static inline __attribute__((always_inline)) int
+wait_mark(struct conn *c, int on, int r)
 {
-	struct pollfd pfd = { .fd = c->c_fd, .events = events };
 	struct slot *s = serving;
-	int r, st = SLOT_WAITING;
+	int st = SLOT_WAITING;
 
-	if (server_yield() != 0)
+	if (on && server_yield() != 0)
 		return -1;
 	if (s != NULL && &s->s_conn != c)
 		s = NULL;
-	if (s != NULL) {
+	if (on) {
+		if (s == NULL)
+			return 0;
 		since_set(s);
 		/* input noted while it was served (PENDING), or reported
 		 * while it waits (next_conn), is read before it parks */
@@ -572,10 +573,8 @@ server_wait(struct conn *c, short events, int ms)
 		    __ATOMIC_SEQ_CST) == SLOT_PENDING)
 			__atomic_store_n(&c->c_more, 1, __ATOMIC_RELAXED);
 		room_made();	/* a wait can be cut: the listener is needed */
+		return 0;
 	}
-	do
-		r = poll(&pfd, 1, ms);
-	while (r == -1 && errno == EINTR);
 	if (s == NULL)
 		return r;
 	if (__atomic_compare_exchange_n(&s->s_state, &st, SLOT_ACTIVE, 0,
@@ -589,6 +588,30 @@ server_wait(struct conn *c, short events, int ms)
 		sched_yield();
 	__atomic_store_n(&s->s_state, SLOT_ACTIVE, __ATOMIC_RELEASE);
 	return -1;
+}
+
+/* Waits up to ms for events on a client's socket (the transports'
+ * t_wait): >0 ready, 0 timed out, -1 when it may not wait or was cut. */
+int
+server_wait(struct conn *c, short events, int ms)
+{
+	struct pollfd pfd = { .fd = c->c_fd, .events = events };
+	int r;
+
+	if (wait_mark(c, 1, 0) == -1)
+		return -1;
+	do
+		r = poll(&pfd, 1, ms);
+	while (r == -1 && errno == EINTR);
+	return wait_mark(c, 0, r);
+}
+
+/* The same mark for a thread that polls more than the socket (a
+ * program's pump, while it waits for more of the body as well). */
+int
+server_waiting(struct conn *c, int on)
+{
+	return wait_mark(c, on, 0);
 }
 
 /*

@@ -24,6 +24,8 @@
 #		normal client, and nothing of the uploads stays
 #   (d2)	a client refused for its address (503) cuts no upload;
 #		one admitted from another address has the oldest cut
+#   (d3)	the same slow bodies to a CGI program: its wait for the
+#		body is cut for the normal client as a PUT's is
 #   (e)		32 slow reads from four addresses: GETs of a big file
 #		whose replies are never read; the longest wait to write is
 #		ended to make room for the normal client
@@ -305,6 +307,41 @@ SKIP: {
 	is($r && $r->{status}, 200, '... a newcomer from another address is served');
 	ok(defined wait_closed($victim, 3), '... the oldest upload cut for it');
 	close $_ for @held, $victim;
+	$d->stop();
+}
+
+# --- (d3): slow bodies to a program ----------------------------------------------
+# The same 32 slow bodies, to a CGI program that reads its input.  The
+# program's pump polls the socket for the body beside the program's
+# output; that wait is marked as a wait for the client, so it is cut for
+# the normal client as a PUT's is.  Between 6a3097a and this test it was
+# not: 32 such bodies held every slot until CGI_TIMEOUT, and the normal
+# client got nothing.
+SKIP: {
+	my $dir = MrhttpdTest::fixed_dir('cgi-60-slots');
+	MrhttpdTest::spew("$dir/wc.sh", "#!/bin/sh\nn=\$(wc -c)\n"
+		. "printf 'Content-Type: text/plain\\n\\n%s\\n' \$n\n", 0755);
+	my $d = MrhttpdTest->new(conf => { MAX_CONNECTIONS => 32,
+		($PER_IP_KEY ? (MAX_CONNECTIONS_PER_IP => 8) : ()),
+		KEEPALIVE_TIMEOUT => 30, REQUEST_TIMEOUT => 20, CGI_PATH => '/cgi-bin',
+		CGI_DIR => $dir });
+	skip('no CGI in this build', 5)
+		unless ($d->version_info->{features}{cgi} // '') eq 'yes';
+	$d->write_file('probe.txt', "probe\n");
+	$d->run();
+	sleep 0.2;
+	my $h = hold_start(port => $d->port, addrs => \@FOUR, n => 32,
+		send => "POST /cgi-bin/wc.sh HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+		. "\r\nthe start", reconnect => 1, rate => 500, max => $HOLD + 10);
+	ok(hold_ready($h, 10), 'slow bodies to a program: 32 connections opened');
+	sleep 0.5;	# every body being waited for
+	my $p = probe_start(port => $d->port, addr => '127.0.0.1');
+	sleep $HOLD;
+	my $res = probe_stop($p);
+	my $st = hold_stop($h);
+	note('slow bodies to a program: attacker: ' . hold_summary($st));
+	probe_check($res, 'slots-slow-cgi-bodies-4-addrs');
+	ok($d->alive, 'slow bodies to a program: the server is still running');
 	$d->stop();
 }
 

@@ -38,6 +38,13 @@ script("$dir/cgi-bin/short.sh", <<'EOF');
 #!/bin/sh
 printf 'Content-Type: text/plain\nContent-Length: 40\n\nonly sixteen b\n'
 EOF
+# talk.pl: each line of input back at once, upper-cased, until "bye"
+script("$dir/cgi-bin/talk.pl", <<'EOF');
+#!/usr/bin/perl
+$| = 1;
+print "Content-Type: text/plain\n\n";
+while (my $l = <STDIN>) { print uc $l; last if $l =~ /^bye/ }
+EOF
 script("$dir/cgi-bin/cookie.sh", <<'EOF');
 #!/bin/sh
 printf 'Content-Type: text/plain\n\n%s\n' "$HTTP_COOKIE"
@@ -231,6 +238,26 @@ SKIP: {
 	my ($ok) = $out =~ /requests: .* (\d+) succeeded/;
 	is($ok, 9, 'h2load: nine uploads of 200,000 bytes on one connection, '
 		. 'nine answered') or diag($out);
+}
+
+# --- a conversation: the program's output does not wait for more body ------------
+# The client sends each line only once the answer to the last has come.
+# Before, the stream's thread waited for the next piece of the body (up
+# to REQUEST_TIMEOUT) before it passed on what the program wrote.
+{
+	my $c = h2_open($port);
+	http_send($c, post(1, '/cgi-bin/talk.pl'));
+	my ($got, $ok) = ('', 1);
+	for my $w (qw(one two three bye)) {
+		http_send($c, h2_frame(H2_DATA, 0, 1, "$w\n"));
+		h2_read($c, 5 * ($ENV{RUN_WRAPPER} ? 3 : 1), sub {
+			$got .= $_[0]{payload} if $_[0]{type} == H2_DATA && $_[0]{id} == 1;
+			return $got =~ /\U$w\E\n/ });
+		$ok = 0, last unless $got =~ /\U$w\E\n/;
+	}
+	ok($ok, 'a conversation over one stream: each line answered before the next is sent')
+		or diag("got: $got");
+	close $c;
 }
 
 # --- streams waiting for a thread, then reset: freed at once --------------------

@@ -31,6 +31,12 @@ script("$dir/cgi-bin/second.sh", <<'EOF');
 sleep 1
 printf 'Content-Type: text/plain\n\nsecond\n'
 EOF
+# reads.sh: answers once it has read the whole body
+script("$dir/cgi-bin/reads.sh", <<'EOF');
+#!/bin/sh
+cat >/dev/null
+printf 'Content-Type: text/plain\n\nread\n'
+EOF
 script("$dir/cgi-bin/fast.sh", <<'EOF');
 #!/bin/sh
 printf 'Content-Type: text/plain\n\nfast\n'
@@ -128,7 +134,7 @@ ok(wait_for(sub { programs() == 0 }, 10), 'the slow programs stop with their con
 {
 	my $post = join '', map { h2_frame(H2_HEADERS, 4, 2 * $_ + 1,
 		h2_block(':method' => 'POST', ':scheme' => 'http',
-		':path' => '/cgi-bin/fast.sh', ':authority' => 'localhost',
+		':path' => '/cgi-bin/reads.sh', ':authority' => 'localhost',
 		'content-length' => '100')) } 0 .. 3;
 	my @drip = map { open_from("127.0.0.$_") } 5 .. 8;
 	http_send($_, $post) for @drip;
