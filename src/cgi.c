@@ -28,6 +28,7 @@
 #include "cgi.h"
 #include "tls.h"
 #include "route.h"
+#include "h2.h"
 #include "log.h"
 
 enum {

@@ -30,6 +30,7 @@
 #pragma weak server_yield_turn
 #pragma weak server_shed_idle
 #pragma weak server_wait
+#pragma weak server_waiting
 #pragma weak server_thread
 /* the transport (transport.c; the rest are inlines over c_tr) */
 #pragma weak conn_copyfile
