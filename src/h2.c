@@ -54,6 +54,11 @@ enum {
 	/* body bytes the streams still without a thread may hold between
 	 * them, outside the connection's window (h2s_buffer) */
 	H2_WAITING = 2 * H2_IN,
+	/* a stream's first window (SETTINGS_INITIAL_WINDOW_SIZE): one
+	 * frame of the default size; opened to H2_IN when it gets its
+	 * thread, so that streams that wait hold less: eight of them fit
+	 * in H2_WAITING */
+	H2_FIRST = 16384,
 	H2_NV = MAX_HEADERS + 8,
 	H2_THREADS = 8,		/* streams on threads at once, a connection */
 	H2_RETRY_MS = 100,	/* a stream waits for its address's share */
@@ -1243,8 +1248,12 @@ h2s_spawn(struct h2 *h, struct h2s *s, int front)
 	pthread_mutex_lock(&h->h_lock);
 	h->h_threads++;
 	pthread_mutex_unlock(&h->h_lock);
-	if (server_thread(h2s_thread, s) == 0)
+	if (server_thread(h2s_thread, s) == 0) {
+		if (s->s_body)	/* its whole window, now that it reads */
+			(void)nghttp2_session_set_local_window_size(h->h_ses,
+			    NGHTTP2_FLAG_NONE, s->s_id, H2_IN);
 		return 0;
+	}
 	pthread_mutex_lock(&h->h_lock);
 	h->h_threads--;
 	pthread_mutex_unlock(&h->h_lock);
@@ -1620,9 +1629,15 @@ h2_frame(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 static int
 h2_sent(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 {
-	(void)ses;
-	if (f->hd.type == NGHTTP2_RST_STREAM &&
-	    f->rst_stream.error_code != NGHTTP2_INTERNAL_ERROR)
+	struct h2s *s;
+
+	if (f->hd.type != NGHTTP2_RST_STREAM ||
+	    f->rst_stream.error_code == NGHTTP2_INTERNAL_ERROR)
+		return 0;
+	/* a stream refused as it waited (h2s_buffer) never ran, and cost
+	 * its client the body it sent: one it may send again at once */
+	s = nghttp2_session_get_stream_user_data(ses, f->hd.stream_id);
+	if (s == NULL || !s->s_refused)
 		(void)h2_control(arg);
 	return 0;
 }
@@ -1822,6 +1837,7 @@ h2_start(struct conn *c)
 		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, CONFIG_HTTP2_MAX_STREAMS },
 		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, CONFIG_HTTP2_MAX_HEADER_LIST },
 		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
+		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_FIRST },
 	};
 	struct h2 *h = calloc(1, sizeof(*h));
 
