@@ -1784,6 +1784,8 @@ h2s_start(struct h2 *h, struct h2s *s)
 		(void)h2s_spawn(h, s, 0);
 		return;
 	}
+	if (s->s_body)		/* answered here (a redirect): unread */
+		h2s_drop_body(h, s);
 	h2s_log(s, &rp);
 	if (!s->s_answered)
 		(void)nghttp2_submit_rst_stream(h->h_ses, NGHTTP2_FLAG_NONE,

@@ -334,6 +334,43 @@ my $lines = () = $log =~ /"GET \/list\/ HTTP\/2\.0" 200 /g;
 is($lines, 1, 'one log line per stream (a listing run twice logs once)');
 ok($t->alive, 'the server is still up');
 
+# --- TLS_REDIRECT: a body answered by the redirect is dropped -----------------
+# A POST on the plain port gets its 308 at once; the body that follows is
+# read and dropped, and its window opened again.  Before, it was kept for
+# a thread that never came: the stream's window stayed shut, and the
+# bytes counted as those of streams waiting for a thread, so that after
+# two such bodies a third request was refused (REFUSED_STREAM), though
+# it had its answer.
+{
+	my $red = MrhttpdTest->new(conf => { tls_conf($pki, 'ec'),
+		TLS_REDIRECT => 1, HTTP2 => 1 });
+	$red->run({}, '-s', tls_port());
+	my $c = h2_open($red->port);
+	my $post = sub { h2_frame(H2_HEADERS, 4, $_[0], h2_block(':method' => 'POST',
+		':scheme' => 'http', ':path' => '/form', ':authority' => 'localhost',
+		'content-length' => 200000)) };
+	my @f;
+	for my $id (1, 3, 5) {
+		http_send($c, $post->($id));
+		my $n = $id == 5 ? 100 : 65535;
+		while ($n > 0) {
+			my $k = $n > 16384 ? 16384 : $n;
+			http_send($c, h2_frame(H2_DATA, 0, $id, 'x' x $k));
+			$n -= $k;
+		}
+		my ($f) = h2_read($c, 0.5);
+		push @f, @$f;
+	}
+	my @answered = grep { $_->{type} == H2_HEADERS } @f;
+	my @refused = grep { $_->{type} == H2_RST && unpack('N', $_->{payload}) == 7 } @f;
+	my @opened = grep { $_->{type} == H2_WINDOW && $_->{id} == 1 } @f;
+	ok(@answered == 3 && !@refused && @opened, sprintf('TLS_REDIRECT: three POSTs '
+		. 'redirected, %d refused, stream 1\'s window opened again %d times',
+		scalar @refused, scalar @opened));
+	close $c;
+	$red->stop;
+}
+
 # --- SIGTERM: GOAWAY, and the stream under way finishes -------------------------
 {
 	my $idle = h2_open($port);
