@@ -22,6 +22,11 @@ WEAK int server_yield_turn(void) { UNREACHED(); }
 WEAK int server_shed_idle(void) { UNREACHED(); }
 WEAK int server_wait(struct conn *c, short ev, int ms)
     { (void)c; (void)ev; (void)ms; UNREACHED(); }
+WEAK int server_waiting(struct conn *c, int on)
+    { (void)c; (void)on; UNREACHED(); }
+int h2_stream_wait(struct conn *, int);	/* h2.h's, with HTTP2=1 */
+WEAK int h2_stream_wait(struct conn *c, int on)
+    { (void)c; (void)on; UNREACHED(); }
 WEAK int server_thread(void *(*fn)(void *), void *arg)
     { (void)fn; (void)arg; UNREACHED(); }
 WEAK const char *mime_lookup(const char *s, size_t n)
