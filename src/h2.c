@@ -51,14 +51,14 @@ enum {
 	H2_ARENA = 512,		/* a stream's header bytes, kept inside it */
 	H2_CHUNK = 1024,	/* more header bytes: malloc'ed, at least this */
 	H2_IN = 65535,		/* a request body's buffer: its window */
-	/* body bytes the streams still without a thread may hold between
-	 * them, outside the connection's window (h2s_buffer) */
-	H2_WAITING = 2 * H2_IN,
 	/* a stream's first window (SETTINGS_INITIAL_WINDOW_SIZE): one
 	 * frame of the default size; opened to H2_IN when it gets its
-	 * thread, so that streams that wait hold less: eight of them fit
-	 * in H2_WAITING */
+	 * thread (h2_open_window), so that streams that wait hold less */
 	H2_FIRST = 16384,
+	/* body bytes the streams still without a thread may hold between
+	 * them, outside the connection's window (h2s_buffer): eight first
+	 * windows */
+	H2_WAITING = 8 * H2_FIRST,
 	H2_NV = MAX_HEADERS + 8,
 	H2_THREADS = 8,		/* streams on threads at once, a connection */
 	H2_RETRY_MS = 100,	/* a stream waits for its address's share */
@@ -1201,6 +1201,27 @@ h2s_later(struct h2 *h, struct h2s *s, int front)
 	}
 }
 
+/* A body's whole window, once a thread reads it.  A stream opened
+ * before the client had our SETTINGS (its first request, as a rule) is
+ * cut to H2_FIRST by nghttp2 when they are acknowledged: opened again
+ * then (h2_open_windows). */
+static void
+h2_open_window(struct h2 *h, struct h2s *s)
+{
+	if (s->s_body && s->s_thread && !s->s_closed)
+		(void)nghttp2_session_set_local_window_size(h->h_ses,
+		    NGHTTP2_FLAG_NONE, s->s_id, H2_IN);
+}
+
+static void
+h2_open_windows(struct h2 *h)
+{
+	struct h2s *s;
+
+	for (s = h->h_streams; s != NULL; s = s->s_next)
+		h2_open_window(h, s);
+}
+
 /*
  * Starts s on a thread of its own.  The driver first hands the turn on,
  * as it will wait for the thread with the connection's other streams; a
@@ -1249,9 +1270,7 @@ h2s_spawn(struct h2 *h, struct h2s *s, int front)
 	h->h_threads++;
 	pthread_mutex_unlock(&h->h_lock);
 	if (server_thread(h2s_thread, s) == 0) {
-		if (s->s_body)	/* its whole window, now that it reads */
-			(void)nghttp2_session_set_local_window_size(h->h_ses,
-			    NGHTTP2_FLAG_NONE, s->s_id, H2_IN);
+		h2_open_window(h, s);
 		return 0;
 	}
 	pthread_mutex_lock(&h->h_lock);
@@ -1608,8 +1627,10 @@ h2_frame(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 		break;
 	case NGHTTP2_PING:
 	case NGHTTP2_SETTINGS:
-		if (f->hd.flags & NGHTTP2_FLAG_ACK)
+		if (f->hd.flags & NGHTTP2_FLAG_ACK) {
+			h2_open_windows(h);
 			break;
+		}
 		/* FALLTHROUGH */
 	case NGHTTP2_RST_STREAM:
 	case NGHTTP2_PRIORITY:

@@ -234,6 +234,32 @@ sub upload {
 		$closed ? 'then closed' : 'the connection kept'))
 		or diag(join ', ', map { "$_: $got->{$_}" } sort { $a <=> $b } keys %$got);
 }
+# The first upload of a connection, sent with the preface before the
+# client has the server's SETTINGS: a thread reads it at once, and its
+# window is 64 KiB.  nghttp2 cuts every open stream's window to the new
+# first window (16 KiB) when the client acknowledges them; before, this
+# stream stayed at 16 KiB (a quarter of the bytes a round trip).
+{
+	my $c = h2_open($port);
+	http_send($c, post(1, '/cgi-bin/wc.sh', 200000) . data(1, 16384));
+	my $win = 65535 - 16384;
+	my $t0 = time;
+	while (time - $t0 < 1) {
+		my ($f) = h2_read($c, 0.2);
+		for (@$f) {
+			if ($_->{type} == H2_SETTINGS && !($_->{flags} & 1)) {
+				my %set = unpack('(nN)*', $_->{payload});
+				$win += $set{4} - 65535 if defined $set{4};
+				http_send($c, h2_frame(H2_SETTINGS, 1, 0, ''));
+			}
+			$win += unpack('N', $_->{payload})
+				if $_->{type} == H2_WINDOW && $_->{id} == 1;
+		}
+	}
+	cmp_ok($win, '>=', 65535 - 16384, 'an upload sent before the server\'s '
+		. "SETTINGS were acknowledged: its window is $win after them");
+	close $c;
+}
 # Nine uploads: eight run and the ninth waits for a thread.  Before, the
 # ninth's 64 KB held the connection's whole window, the eight running
 # waited for bytes that could not come, and were reset after
@@ -245,10 +271,9 @@ sub upload {
 		or diag(join ', ', map { "$_: $got->{$_}" } sort { $a <=> $b } keys %$got);
 }
 # Twenty: a stream's first window is 16 KiB, opened to 64 KiB when it gets
-# its thread; the streams waiting hold at most 128 KiB between them, and
-# past that one is refused (REFUSED_STREAM: it never ran, and may be sent
-# again), never left to stall the others.  Eight running and eight
-# waiting fit.
+# its thread; the streams waiting hold at most 128 KiB between them (eight
+# first windows), and past that one is refused (REFUSED_STREAM: it never
+# ran, and may be sent again), never left to stall the others.
 {
 	my ($got, $closed) = upload(20, 200000);
 	my @ids = sort { $a <=> $b } keys %$got;
