@@ -222,6 +222,25 @@ ok($t->alive, 'the server is still running after (a) and (b)');
 	ok($e->alive, 'evict: the server is still running');
 }
 
+# slow_bodies(SERVER, METHOD AND TARGET, WHAT, PROBE NAME): 32 heads with
+# the start of a 100-byte body from four addresses, reconnecting when
+# dropped, while the normal client probes; some must be closed for it.
+sub slow_bodies {
+	my ($d, $line, $what, $name) = @_;
+	my $h = hold_start(port => $d->port, addrs => \@FOUR, n => 32,
+		send => "$line HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+		. "\r\nthe start", reconnect => 1, rate => 500, max => $HOLD + 10);
+	ok(hold_ready($h, 10), "$what: 32 connections opened");
+	sleep 0.5;	# every body being waited for
+	my $p = probe_start(port => $d->port, addr => '127.0.0.1');
+	sleep $HOLD;
+	my $res = probe_stop($p);
+	my $st = hold_stop($h);
+	note("$what: attacker: " . hold_summary($st));
+	probe_check($res, $name);
+	cmp_ok($st->{closed} // 0, '>=', 1, "$what: some closed to make room");
+}
+
 # --- (d): slow bodies (R-U-Dead-Yet) from four addresses ---------------------------
 # 32 PUTs that send their head and the start of a body, then stall, from
 # four addresses (8 each: every slot), reconnecting when dropped.  A
@@ -249,18 +268,7 @@ SKIP: {
 	is($fs->{closed} // 0, 0, '... none cut while no one else came')
 		or diag(hold_summary($fs));
 	sleep 0.5;	# the server sees them go
-	my $h = hold_start(port => $d->port, addrs => \@FOUR, n => 32,
-		send => "PUT /up/slow.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
-		. "\r\nthe start", reconnect => 1, rate => 500, max => $HOLD + 10);
-	ok(hold_ready($h, 10), 'slow bodies: 32 connections opened');
-	sleep 0.5;	# every body being waited for
-	my $p = probe_start(port => $d->port, addr => '127.0.0.1');
-	sleep $HOLD;
-	my $res = probe_stop($p);
-	my $st = hold_stop($h);
-	note('slow bodies: attacker: ' . hold_summary($st));
-	probe_check($res, 'slots-slow-bodies-4-addrs');
-	cmp_ok($st->{closed} // 0, '>=', 1, 'slow bodies: some closed to make room');
+	slow_bodies($d, 'PUT /up/slow.txt', 'slow bodies', 'slots-slow-bodies-4-addrs');
 	ok($d->alive, 'slow bodies: the server is still running');
 	$d->stop();
 	my @left = grep { !/keep\.txt$/ } glob($d->htdocs . '/up/* ' . $d->htdocs . '/up/.[!.]*');
@@ -325,22 +333,13 @@ SKIP: {
 		($PER_IP_KEY ? (MAX_CONNECTIONS_PER_IP => 8) : ()),
 		KEEPALIVE_TIMEOUT => 30, REQUEST_TIMEOUT => 20, CGI_PATH => '/cgi-bin',
 		CGI_DIR => $dir });
-	skip('no CGI in this build', 5)
+	skip('no CGI in this build', 6)
 		unless ($d->version_info->{features}{cgi} // '') eq 'yes';
 	$d->write_file('probe.txt', "probe\n");
 	$d->run();
 	sleep 0.2;
-	my $h = hold_start(port => $d->port, addrs => \@FOUR, n => 32,
-		send => "POST /cgi-bin/wc.sh HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
-		. "\r\nthe start", reconnect => 1, rate => 500, max => $HOLD + 10);
-	ok(hold_ready($h, 10), 'slow bodies to a program: 32 connections opened');
-	sleep 0.5;	# every body being waited for
-	my $p = probe_start(port => $d->port, addr => '127.0.0.1');
-	sleep $HOLD;
-	my $res = probe_stop($p);
-	my $st = hold_stop($h);
-	note('slow bodies to a program: attacker: ' . hold_summary($st));
-	probe_check($res, 'slots-slow-cgi-bodies-4-addrs');
+	slow_bodies($d, 'POST /cgi-bin/wc.sh', 'slow bodies to a program',
+		'slots-slow-cgi-bodies-4-addrs');
 	ok($d->alive, 'slow bodies to a program: the server is still running');
 	$d->stop();
 }
