@@ -12,6 +12,7 @@
 #include "route.h"
 #include "log.h"
 #include "h2.h"
+#include "tls.h"
 
 enum {
 	OUT_SIZE = 2048,	/* a head, and a small file behind it */
@@ -36,9 +37,10 @@ read_head(struct conn *c, struct request *r, int *n)
 	int rc;
 
 	for (;;) {
-		/* HTTP/2 with prior knowledge, or chosen in the handshake */
+		/* HTTP/2 chosen in the TLS handshake, or with prior
+		 * knowledge on a plain port only (RFC 9113 3.3) */
 		if (ENABLE_HTTP2 && c->c_fresh && (c->c_proto != &http1_protocol ||
-		    h2_preface(c->c_buf, c->c_len))) {
+		    (!conn_secure(c) && h2_preface(c->c_buf, c->c_len)))) {
 			c->c_due = 0;
 			return HEAD_SWITCH;
 		}

@@ -161,6 +161,17 @@ like($r->{body}, qr/^PROTO=HTTP\/2\.0 HTTPS=on LEN=3 BODY=tls$/m,
 	'CGI over h2 and TLS: HTTPS=on');
 $r = curl("$sbase/25.txt", '--http1.1');
 is(ver($r), '1.1', 'TLS: HTTP/1.1 when the client asks for it');
+# over TLS, HTTP/2 is chosen in the handshake only (RFC 9113 3.3): a
+# preface after ALPN settled on http/1.1, or without ALPN, is no request
+my $pri = h2_preface() . h2_settings() . h2_headers(1, '/25.txt');
+for my $alpn (['h2'], ['http/1.1'], []) {
+	my $out = s_client($pki, $sport, $pri,
+		@$alpn ? ('-alpn', $alpn->[0]) : ());
+	my $want = @$alpn && $alpn->[0] eq 'h2';
+	is(index($out, 'x' x 25) >= 0 ? 1 : 0, $want ? 1 : 0,
+		'TLS: a preface with ALPN ' . (@$alpn ? $alpn->[0] : 'none') .
+		($want ? ' is served' : ' is not taken for HTTP/2'));
+}
 
 my ($rc, $out) = run_cmd('nghttp', '-nv', "$base/index.html");
 ok($out =~ /recv SETTINGS frame/ && $out =~ /recv \(stream_id=\d+\) :status: 200/ &&
