@@ -142,6 +142,7 @@ struct h2 {
 	pthread_mutex_t	 h_lock;
 	int		 h_efd;		/* threads wake the driver; -1: none yet */
 	int		 h_threads;	/* running, under h_lock */
+	int		 h_waiting;	/* of them, waiting for the client (waits) */
 	int		 h_ctrl;	/* control frames left this second */
 	long long	 h_ctrl_at;
 	int		 h_fail;	/* a write failed */
@@ -195,6 +196,7 @@ h2s_unlist(struct h2s *s)
 	else
 		waits_tail = s->s_wprev;
 	s->s_waits = 0;
+	s->s_h2->h_waiting--;
 }
 
 /* s's thread begins a wait for its client (1), or ends it (0).  Under
@@ -207,6 +209,7 @@ h2s_waiting(struct h2s *s, int on)
 	pthread_mutex_lock(&waits_lock);
 	h2s_unlist(s);
 	if ((s->s_waits = on && !s->s_cut)) {
+		s->s_h2->h_waiting++;
 		s->s_wnext = NULL;
 		s->s_wprev = waits_tail;
 		*waits_tail = s;
@@ -1940,7 +1943,10 @@ h2_end(struct conn *c)
  * parked, where the sweep applies HTTP2_IDLE_TIMEOUT.  But for a stream
  * that waits for its address's share (peer_thread): the threads of the
  * address's other connections end without a word to this one, so it
- * looks again every H2_RETRY_MS.
+ * looks again every H2_RETRY_MS.  While every thread waits for the
+ * client (slow bodies, unread replies), the connection waits for its
+ * client as an HTTP/1 one in server_wait does, and can be cut for a
+ * newcomer as that one can: -1 then.
  */
 static int
 h2_wait(struct h2 *h, struct conn *c, int eof)
@@ -1950,15 +1956,22 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
 		{ .fd = h->h_efd, .events = POLLIN },
 	};
 	uint64_t v;
-	int r;
+	int r, client;
 
 	if (!eof && conn_pending(c))
 		return 1;
+	pthread_mutex_lock(&h->h_lock);
+	client = !eof && h->h_threads > 0 && h->h_waiting == h->h_threads;
+	pthread_mutex_unlock(&h->h_lock);
+	if (client && server_waiting(c, 1) == -1)
+		return -1;
 	r = poll(p, 2, h->h_later != NULL && h->h_threads < H2_THREADS ?
 	    H2_RETRY_MS : -1);
 	if (r > 0 && (p[1].revents & POLLIN))
 		(void)!read(h->h_efd, &v, sizeof(v));
-	return r;
+	if (client && server_waiting(c, 0) == -1)
+		return -1;
+	return r < 0 ? 0 : r;
 }
 
 /*
@@ -2031,8 +2044,10 @@ h2_serve(struct conn *c)
 		}
 		if (h->h_more)		/* a long send: off the turn, as plain's */
 			(void)server_yield();
-		else
-			(void)h2_wait(h, c, eof);
+		else if (h2_wait(h, c, eof) == -1) {
+			eof = 1;	/* cut for a newcomer: shut down */
+			break;
+		}
 	}
 	h->h_out = NULL;
 	eof = eof || h->h_fail;

@@ -11,6 +11,7 @@
 use strict;
 use warnings;
 
+use IO::Select;
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest qw(:DEFAULT);
@@ -155,6 +156,44 @@ ok(wait_for(sub { programs() == 0 }, 10), 'the slow programs stop with their con
 	}
 	ok($cut >= 1 && $cut <= 2, "for it, $cut of the 16 waits was cut");
 	close $_ for $c, @drip;
+}
+
+# --- slow bodies on every connection the server allows ------------------------------
+# 16 connections (MAX_CONNECTIONS) from four addresses, each with one
+# upload to a program that stalls after its first byte.  No slot is
+# parked: each driver waits for its stream's thread, which waits for the
+# client.  A newcomer then waited in the listen queue until the bodies
+# timed out, where the same attack over HTTP/1 is cut for it
+# (60-attack-slots); now a connection whose every thread waits for its
+# client is such a wait too, and the longest is cut.
+{
+	sleep 0.5;	# the connections above are gone
+	my $post = h2_frame(H2_HEADERS, 4, 1, h2_block(':method' => 'POST',
+		':scheme' => 'http', ':path' => '/cgi-bin/reads.sh',
+		':authority' => 'localhost', 'content-length' => '100'))
+		. h2_frame(H2_DATA, 0, 1, 'x');
+	my @slow = map { open_from('127.0.0.' . (21 + $_ % 4)) } 0 .. 15;
+	http_send($_, $post) for @slow;
+	sleep 1;
+	my $t0 = time;
+	my $p = connect_from('127.0.0.25', '127.0.0.1', $port, 5)
+		or die "connect: $!";
+	http_send($p, "GET /cgi-bin/fast.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n");
+	my ($got, $sel) = ('', IO::Select->new($p));
+	while (time - $t0 < 6 && $sel->can_read(6 - (time - $t0))) {
+		last unless sysread($p, $got, 4096, length $got);
+	}
+	like($got, qr/^HTTP\/1\.1 200 .*\r\n\r\n5\r\nfast\n\r\n0\r\n\r\n\z/s, sprintf('16 HTTP/2 '
+		. 'connections wait for bodies (MAX_CONNECTIONS): a newcomer is '
+		. 'served (%.2f s)', time - $t0));
+	my $gone = 0;
+	for my $s (@slow) {
+		my (undef, $closed) = h2_read($s, 0.2);
+		$gone += $closed ? 1 : 0;
+	}
+	ok($gone >= 1 && $gone <= 2, "for it, $gone of the 16 connections was cut");
+	close $_ for $p, @slow;
 }
 ok($t->alive, 'the server is still up');
 $t->stop();
