@@ -63,6 +63,10 @@ enum {
 	H2_THREADS = 8,		/* streams on threads at once, a connection */
 	H2_RETRY_MS = 100,	/* a stream waits for its address's share */
 	H2_CUTS = 4,		/* waits cut at once (h2_cut) */
+	/* files the streams answered on the driver may keep open at once,
+	 * a connection (h2s_own): more wait in the run queue, so that a
+	 * client holding the window at zero keeps at most these */
+	H2_FDS = 8,
 };
 
 /* Where a response body's bytes come from. */
@@ -143,6 +147,7 @@ struct h2 {
 	int		 h_efd;		/* threads wake the driver; -1: none yet */
 	int		 h_threads;	/* running, under h_lock */
 	int		 h_waiting;	/* of them, waiting for the client (waits) */
+	int		 h_fds;		/* descriptors of h2s_own, driver's only */
 	int		 h_ctrl;	/* control frames left this second */
 	long long	 h_ctrl_at;
 	int		 h_fail;	/* a write failed */
@@ -321,8 +326,10 @@ h2s_hangup(struct h2s *s)
 static void
 h2s_release(struct h2s *s)
 {
-	if (s->s_own_fd)
+	if (s->s_own_fd) {
 		close(s->s_fd);
+		s->s_h2->h_fds--;
+	}
 	s->s_own_fd = 0;
 	s->s_fd = -1;
 	s->s_src = B_NONE;
@@ -877,6 +884,7 @@ h2s_own(struct h2s *s, const struct response *rs)
 		if ((s->s_fd = fcntl(rs->rs_fd, F_DUPFD_CLOEXEC, 0)) == -1)
 			return -1;
 		s->s_own_fd = 1;
+		s->s_h2->h_fds++;
 		s->s_src = B_FD;
 		s->s_off = rs->rs_off;
 	}
@@ -1288,17 +1296,16 @@ refuse:
 	return 0;
 }
 
-/* Takes s out of the queue of streams waiting for a thread (which holds
- * only open streams, at most HTTP2_MAX_STREAMS). */
+/* Takes s out of a queue (pp, *tail its end): the run queue, or the one
+ * of streams waiting for a thread.  Each holds only open streams, at
+ * most HTTP2_MAX_STREAMS. */
 static void
-h2_unwait(struct h2 *h, struct h2s *s)
+h2_unqueue(struct h2s **pp, struct h2s ***tail, struct h2s *s)
 {
-	struct h2s **pp;
-
-	for (pp = &h->h_later; *pp != NULL; pp = &(*pp)->s_queue)
+	for (; *pp != NULL; pp = &(*pp)->s_queue)
 		if (*pp == s) {
 			if ((*pp = s->s_queue) == NULL)
-				h->h_ltail = pp;
+				*tail = pp;
 			s->s_queued = 0;
 			return;
 		}
@@ -1759,10 +1766,13 @@ h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
 	h2s_ack(h, s, 1);
 	if (s->s_thread)
 		pthread_cond_signal(&s->s_cond);
-	/* one waiting for a thread leaves the queue now: else a client that
-	 * opens and resets streams while 8 run keeps each one's memory */
+	/* one waiting for a thread, or to run (H2_FDS), leaves its queue
+	 * now: else a client that opens and resets streams while 8 run, or
+	 * while the window is held at zero, keeps each one's memory */
 	if (s->s_queued == 2)
-		h2_unwait(h, s);
+		h2_unqueue(&h->h_later, &h->h_ltail, s);
+	else if (s->s_queued == 1)
+		h2_unqueue(&h->h_head, &h->h_tail, s);
 	/* a thread still running frees nothing: h2_posts does, after it */
 	gone = !s->s_queued && (!s->s_thread || s->s_done == 2);
 	h2s_hangup(s);
@@ -1816,13 +1826,22 @@ h2s_start(struct h2 *h, struct h2s *s)
 		    s->s_id, NGHTTP2_INTERNAL_ERROR);
 }
 
-/* The requests that came complete, in order. */
+/* Can the run queue move: a request is there, and an answer that keeps
+ * a file open could be given (H2_FDS)? */
+static int
+h2_runnable(const struct h2 *h)
+{
+	return h->h_head != NULL && h->h_fds < H2_FDS;
+}
+
+/* The requests that came complete, in order, as far as they can run. */
 static void
 h2_run(struct h2 *h)
 {
 	struct h2s *s;
 
-	while ((s = h->h_head) != NULL) {
+	while (h2_runnable(h)) {
+		s = h->h_head;
 		if ((h->h_head = s->s_queue) == NULL)
 			h->h_tail = &h->h_head;
 		s->s_queued = 0;
@@ -2036,7 +2055,8 @@ h2_serve(struct conn *c)
 				if (!server_stopping() || h->h_threads == 0)
 					break;
 				eof = 1;
-			} else if (h->h_threads == 0 && !h->h_more) {
+			} else if (h->h_threads == 0 && !h->h_more &&
+			    !h2_runnable(h)) {
 				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
 				h->h_out = NULL;
 				return 1;
@@ -2044,7 +2064,7 @@ h2_serve(struct conn *c)
 		}
 		if (h->h_more)		/* a long send: off the turn, as plain's */
 			(void)server_yield();
-		else if (h2_wait(h, c, eof) == -1) {
+		else if (!h2_runnable(h) && h2_wait(h, c, eof) == -1) {
 			eof = 1;	/* cut for a newcomer: shut down */
 			break;
 		}

@@ -313,6 +313,29 @@ flood('SETTINGS flood: 5,000 SETTINGS', h2_settings(3 => 100) x 5000, 11);
 	ok($lat < 1, sprintf('... another client answered in %.2f s', $lat));
 }
 
+# forty files asked for with a zero window: an answer given on the driver
+# keeps its file open until it is sent, and each kept one then, so that
+# a few connections from one address could take every descriptor.  Now
+# at most H2_FDS (8) are kept; the rest wait to run, and all go once
+# the window opens
+{
+	my $pid = $t->pid;
+	my $before = () = glob("/proc/$pid/fd/*");
+	my $c = h2_open($port, 4 => 0);
+	http_send($c, join '', map { h2_headers(2 * $_ + 1, '/page.html') } 0 .. 39);
+	sleep 1;
+	my $more = () = glob("/proc/$pid/fd/*");
+	$more -= $before;
+	cmp_ok($more, '<=', 12, "40 files, a zero window: $more descriptors more "
+		. '(8 files, the socket, and the file cache\'s at most)');
+	http_send($c, h2_settings(4 => 65535));
+	my $left = 40;
+	h2_read($c, 10, sub { $_[0]{type} == H2_DATA && $_[0]{flags} & 1 &&
+		--$left == 0 });
+	is($left, 0, '... the window opened: all 40 answered');
+	close $c;
+}
+
 # the same for a program's output, produced on a thread: the thread gives
 # up after HTTP2_IDLE_TIMEOUT without progress and the stream is reset
 {
