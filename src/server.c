@@ -527,16 +527,26 @@ evict_oldest(int lined)
 	return i != -1;
 }
 
+static int cut_waiter(void);
+
 /*
- * Out of descriptors while serving a request (a file to open): an idle
- * connection's descriptor is worth less.  Any thread may call this: the
- * compare-and-swap in evict_oldest() makes the slot its own, as the turn
- * holder's does.  Returns 1 when one was closed.
+ * Out of descriptors while serving a request (a file to open), or
+ * accepting one: an idle connection's descriptors are worth less; with
+ * none idle, the wait for a slow client that began longest ago is cut,
+ * and its descriptors come back once its thread has seen it (so that
+ * slow clients holding every descriptor cannot lock newcomers out, as
+ * at MAX_CONNECTIONS).  Any thread may call this: the compare-and-swap in
+ * take_oldest() makes the slot its own, as the turn holder's does.
+ * Returns 1 when one was closed or cut.
  */
 int
 server_shed_idle(void)
 {
-	return evict_oldest(1);
+	if (evict_oldest(1))
+		return 1;
+	/* where a slow client holds more than its socket and a file: a
+	 * body's (an upload's file, a program's pipes), HTTP/2's streams */
+	return (ENABLE_BODIES || ENABLE_HTTP2) && cut_waiter();
 }
 
 /*
@@ -756,7 +766,7 @@ accept_client(int lfd, struct sockaddr_storage *peer, unsigned char *key)
 		    ") reached");
 		fd = -1;
 	} else if (spent)
-		(void)evict_oldest(1);	/* an idle one pays for the spare */
+		(void)server_shed_idle();	/* another pays for the spare */
 	if (spent)
 		turn.t_spare_fd = fcntl(settings.set_devnull, F_DUPFD_CLOEXEC, 0);
 	return fd;
