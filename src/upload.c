@@ -262,6 +262,10 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		status = errno == EEXIST ? 412 : errno_status(errno, 1);
 		goto abort;
 	}
+	/* the new name on the disk too before the client hears of it: a
+	 * router's power goes without warning (a directory made for it is
+	 * not synced; its entry comes back with its parent's next sync) */
+	(void)fsync(dfd);
 	close(fd);
 	close(dfd);
 	file_cache_invalidate();	/* no client may see the old file */

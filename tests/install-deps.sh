@@ -14,7 +14,7 @@
 PACKAGES="curl apache2-utils wrk file busybox-static dash musl-tools procps psmisc iproute2
 wget php-cgi libxml2-utils jq python3-venv chromium util-linux clang libclang-rt-14-dev
 slowhttptest binutils libmbedtls-dev openssl testssl.sh libnss3-tools
-libnghttp2-dev nghttp2-client golang-go tcpdump git"
+libnghttp2-dev nghttp2-client golang-go tcpdump git strace"
 # What `make check-cross` (tests/cross.sh) needs: Debian's cross compilers
 # and qemu-user, to build the suite's binaries and run them; dpkg-dev and
 # python3 to unpack and configure mbed TLS's source (extra/mbedtls.sh).

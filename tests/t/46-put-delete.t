@@ -333,6 +333,41 @@ my $url = "http://127.0.0.1:$port";
 	is(slurp("$in/keep.txt"), "old keep\n", 'other files untouched');
 }
 
+# --- the new name is on the disk before the 201 ------------------------------------------
+# The body was synced, then renamed into place, and the answer sent: the
+# rename lived in the directory's cache only, so a power cut after the
+# 201 could bring back the old file, or none.  The directory is synced
+# now.  Seen with strace attached to the server.
+SKIP: {
+	my $log = "$base/strace.log";
+	skip('no strace (apt-get install strace)', 1)
+		unless MrhttpdTest::find_prog('strace');
+	my $sp = fork() // die "fork: $!";
+	if ($sp == 0) {
+		open STDERR, '>', '/dev/null';
+		{ no warnings 'exec'; exec 'strace', '-f', '-qq', '-p', $t->pid,
+			'-o', $log, '-e', 'trace=renameat,renameat2,fsync'; }
+		POSIX::_exit(127);
+	}
+	# every thread of the server traced (a step of `strace -p` each)
+	my $traced = sub { my @t = glob('/proc/' . $t->pid . '/task/*/status');
+		@t && !grep { (slurp($_) // '') !~ /^TracerPid:\s*[1-9]/m } @t };
+	my $t0 = time;
+	sleep 0.1 until $traced->() || time - $t0 > 10
+		|| waitpid($sp, POSIX::WNOHANG()) == $sp;
+	skip('strace cannot attach here', 1) unless $traced->();
+	my $r = req('PUT', '/incoming/synced.txt', "synced\n");
+	sleep 0.5;
+	kill 'INT', $sp;
+	waitpid($sp, 0);
+	my $trace = slurp($log) // '';
+	my ($dfd) = $trace =~ /renameat2?\((\d+), "[^"]*", \d+, "synced\.txt"/;
+	my ($after) = defined $dfd ? $trace =~ /"synced\.txt".*?\n(.*)\z/s : ('');
+	ok($r->{status} == 201 && defined $dfd && $after =~ /fsync\($dfd\)\s*= 0/,
+		'PUT: the directory is synced after the rename, before the answer')
+		or diag($trace);
+}
+
 # --- 409: directories are not PUT ------------------------------------------------------
 {
 	make_path("$in/adir");
