@@ -66,11 +66,26 @@ struct cgi {
 	char		 g_io[IO_SIZE];	/* its stdout */
 	char		 g_head[CGI_HEAD_MAX];
 	struct cgi	*g_next, **g_prevp;	/* in cgi_list while it runs */
+	struct cgi	*g_wnext, **g_wprevp;	/* in cgi_waits while it waits */
+	int		 g_cut;		/* its wait was cut (cgi_cut) */
 };
 
 /* The programs running, for the server's stop (cgi_end_all). */
 static pthread_mutex_t cgi_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_list;
+
+/*
+ * With CGI_MAX, the pumps waiting for more of their request body, the
+ * wait that began longest ago first: a request that finds every place
+ * taken cuts that one (cgi_cut), as a wait for a client is cut for a
+ * newcomer at MAX_CONNECTIONS, so that bodies trickled from a few
+ * addresses cannot hold every place until CGI_TIMEOUT.  The lock is
+ * taken before an HTTP/2 connection's h_lock, never after.
+ */
+static pthread_mutex_t cgi_wait_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cgi *cgi_waits, **cgi_wtail = &cgi_waits;
+
+enum { CGI_PLACE_WAIT_MS = 2000 };	/* for the place of a cut program */
 
 /*
  * Programs that ended their output but run on: the reply is whole, so
@@ -811,6 +826,77 @@ cgi_read_out(struct cgi *g, int *fdp)
 	return n;
 }
 
+
+/* g's pump begins (on) or ends a wait for its body: listed in cgi_waits,
+ * or taken out.  Returns whether the wait was cut. */
+static int
+cgi_waiting(struct cgi *g, int on)
+{
+	int cut;
+
+	pthread_mutex_lock(&cgi_wait_lock);
+	if (g->g_wprevp != NULL) {
+		if ((*g->g_wprevp = g->g_wnext) != NULL)
+			g->g_wnext->g_wprevp = g->g_wprevp;
+		else
+			cgi_wtail = g->g_wprevp;
+		g->g_wprevp = NULL;
+	}
+	if (on && !g->g_cut) {
+		g->g_wnext = NULL;
+		g->g_wprevp = cgi_wtail;
+		*cgi_wtail = g;
+		cgi_wtail = &g->g_wnext;
+	}
+	cut = g->g_cut;
+	pthread_mutex_unlock(&cgi_wait_lock);
+	return cut;
+}
+
+/* Every CGI_MAX place is taken: cuts the wait for a body that began
+ * longest ago, whose pump then stops its program with 408 (the socket
+ * shut down, or the stream's pipe poked).  1 when one was cut. */
+static int
+cgi_cut(void)
+{
+	struct cgi *g;
+
+	pthread_mutex_lock(&cgi_wait_lock);
+	if ((g = cgi_waits) != NULL) {
+		if ((cgi_waits = g->g_wnext) != NULL)
+			g->g_wnext->g_wprevp = &cgi_waits;
+		else
+			cgi_wtail = &cgi_waits;
+		g->g_wprevp = NULL;
+		g->g_cut = 1;
+		if (ENABLE_HTTP2 && g->g_conn->c_hup != -1)
+			h2_stream_poke(g->g_conn);
+		else
+			(void)shutdown(g->g_conn->c_fd, SHUT_RDWR);
+	}
+	pthread_mutex_unlock(&cgi_wait_lock);
+	return g != NULL;
+}
+
+/* A CGI_MAX place: 1 when taken.  When all are, one slow body's wait is
+ * cut, and its place waited for, a moment (the program is ended first:
+ * SIGTERM, and SIGKILL a second later). */
+static int
+cgi_place(void)
+{
+	int i;
+
+	for (i = 0; ; i++) {
+		if (__atomic_add_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL) <=
+		    CONFIG_CGI_MAX)
+			return 1;
+		__atomic_sub_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL);
+		if ((i == 0 && !cgi_cut()) || i * 10 >= CGI_PLACE_WAIT_MS)
+			return 0;
+		(void)poll(NULL, 0, 10);
+	}
+}
+
 /* The pump's wait for more of the body is a wait for the client: marked
  * (on), a newcomer at MAX_CONNECTIONS may have it cut, as a wait in
  * body_read would be (server_wait, h2.c's h2_cut); -1 when it was. */
@@ -876,9 +962,13 @@ cgi_pump(struct cgi *g)
 		wait = g->g_body_wait;
 		if (wait && cgi_client_wait(g->g_conn, 1) == -1)
 			return cgi_stop(g, 503);
+		if (CONFIG_CGI_MAX > 0 && wait)
+			(void)cgi_waiting(g, 1);
 		n = poll(pfd, (nfds_t)np, (int)left);
-		if (wait && cgi_client_wait(g->g_conn, 0) == -1) {
-			g->g_conn->c_close = 1;	/* cut for a newcomer */
+		/* both unmarked, then: cut for a newcomer by either? */
+		if (wait && ((CONFIG_CGI_MAX > 0 && cgi_waiting(g, 0)) |
+		    (cgi_client_wait(g->g_conn, 0) == -1))) {
+			g->g_conn->c_close = 1;
 			return cgi_stop(g, 408);
 		}
 		if (n == 0)
@@ -1216,14 +1306,13 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 			return response_error(c, r, rp, 413);
 		c->c_body->b_max = CONFIG_CGI_MAX_BODY;
 	}
-	if (CONFIG_CGI_MAX > 0 &&
-	    __atomic_add_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL) > CONFIG_CGI_MAX) {
-		__atomic_sub_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL);
+	if (CONFIG_CGI_MAX > 0 && !cgi_place())
 		return response_error(c, r, rp, 503);
-	}
 
 	rp->rp_status = 500;	/* logged, should the client go first */
 	memset(&g, 0, offsetof(struct cgi, g_ebuf));
+	g.g_wprevp = NULL;
+	g.g_cut = 0;
 	g.g_conn = c;
 	g.g_req = r;
 	g.g_script = script;	/* in req_decoded, which nothing else writes */

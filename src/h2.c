@@ -1456,6 +1456,17 @@ h2s_wait(struct conn *c, short events, int ms)
 	return r;
 }
 
+void
+h2_stream_poke(struct conn *c)
+{
+	struct h2s *s = stream_of(c);
+
+	pthread_mutex_lock(&s->s_h2->h_lock);
+	s->s_poke = 1;
+	h2s_poke(s);
+	pthread_mutex_unlock(&s->s_h2->h_lock);
+}
+
 int
 h2_stream_wait(struct conn *c, int on)
 {

@@ -31,6 +31,8 @@ void	 h2_close(struct conn *);
  * pump) marks that wait (on) so that it may be cut, and unmarks it
  * after: -1 when it was cut. */
 int	 h2_stream_wait(struct conn *, int);
+/* Wakes such a thread from its poll (cgi.c cut its wait). */
+void	 h2_stream_poke(struct conn *);
 #else
 static inline int h2_init(void) { return 0; }
 static inline const char *h2_library(void) { return ""; }
@@ -39,6 +41,7 @@ static inline int h2_upgrade(struct conn *c, struct request *r, size_t n)
 { (void)c; (void)r; (void)n; return 0; }
 static inline void h2_close(struct conn *c) { (void)c; }
 static inline int h2_stream_wait(struct conn *c, int on) { (void)c; (void)on; return 0; }
+static inline void h2_stream_poke(struct conn *c) { (void)c; }
 #endif
 
 #endif

@@ -27,6 +27,8 @@ WEAK int server_waiting(struct conn *c, int on)
 int h2_stream_wait(struct conn *, int);	/* h2.h's, with HTTP2=1 */
 WEAK int h2_stream_wait(struct conn *c, int on)
     { (void)c; (void)on; UNREACHED(); }
+void h2_stream_poke(struct conn *);	/* the same */
+WEAK void h2_stream_poke(struct conn *c) { (void)c; UNREACHED(); }
 WEAK int server_thread(void *(*fn)(void *), void *arg)
     { (void)fn; (void)arg; UNREACHED(); }
 WEAK const char *mime_lookup(const char *s, size_t n)

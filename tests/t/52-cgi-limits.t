@@ -324,6 +324,32 @@ ok(wait_for(sub { !children($tm->pid) }, 3 * $slow), 'CGI_MAX=2: no child left')
 }
 ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 
+# --- CGI_MAX=2: bodies that never come hold no place against a newcomer -------------
+# Two POSTs to a program that reads its input send their head and one
+# byte of the body, then stall: each held its place until REQUEST_TIMEOUT
+# or CGI_TIMEOUT, and everyone else got 503 (one address could take every
+# place that way).  Now the wait for a body that began longest ago is cut
+# for the newcomer, as a wait for a client is at MAX_CONNECTIONS: that
+# program is ended, its connection closed, and the newcomer runs.
+{
+	sleep 0.2;
+	my @b = map { my $s = send_req("POST /cgi-bin/wait-body.sh HTTP/1.1\r\n"
+		. "Host: x\r\nContent-Length: 100\r\n\r\nx"); sleep 0.2; $s } 1 .. 2;
+	ok(wait_for(sub { my @p = grep { $_->[2] =~ /wait-body/ } children($tm->pid);
+		@p >= 2 }, 3 * $slow), 'CGI_MAX=2: two programs wait for their bodies');
+	sleep 0.3;
+	my $r = exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n", timeout => 5 * $slow);
+	is($r->{status}, 200, sprintf('... a third program runs (%.2f s)',
+		$r->{done_at} // -1));
+	# the one cut is the older: its connection is closed, unanswered
+	my @eof = map { my $sel = IO::Select->new($_);
+		$sel->can_read(0.5) && !sysread($_, my $x, 1) ? 1 : 0 } @b;
+	is("@eof", '1 0', '... for it, the wait that began first was cut');
+	close $_ for @b;
+}
+ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
+
 # --- a client that stops reading (REQUEST_TIMEOUT=1, CGI_TIMEOUT=10) ------------
 # A client pipelines a static file and a program and reads nothing.  The
 # file fills its socket (the client's small SO_RCVBUF and the server's

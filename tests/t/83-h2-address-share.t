@@ -251,5 +251,35 @@ $t->stop();
 		length $other));
 	close $_ for $a, $h, $c, @drip;
 	ok($t2->alive, 'the server is still up');
-	$t2->done_testing();
+	$t2->stop();
+}
+
+# --- CGI_MAX: a stream's body that never comes is cut for a newcomer -------------
+# CGI_MAX=2, both places held by programs whose bodies stall after one
+# byte, on streams of two connections: a third program got 503.  Now the
+# wait that began first is cut (its pump woken through the stream's
+# pipe), as over HTTP/1 (52-cgi-limits), and the newcomer runs.
+{
+	my $t3 = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
+		CGI_DIR => "$dir/cgi-bin", CGI_MAX => 2 });
+	$t3->run;
+	$port = $t3->port;
+	my $post = h2_frame(H2_HEADERS, 4, 1, h2_block(':method' => 'POST',
+		':scheme' => 'http', ':path' => '/cgi-bin/reads.sh',
+		':authority' => 'localhost', 'content-length' => '100'))
+		. h2_frame(H2_DATA, 0, 1, 'x');
+	my @b = map { my $s = open_from('127.0.0.30'); http_send($s, $post);
+		sleep 0.3; $s } 1 .. 2;
+	ok(wait_for(sub { (grep { $_->[2] =~ /reads\.sh/ } children($t3->pid)) >= 2 },
+		5), 'CGI_MAX=2: two programs wait for bodies on HTTP/2 streams');
+	my $c = open_from('127.0.0.31');
+	http_send($c, get('/cgi-bin/fast.sh', 1));
+	my ($body) = answers($c, 1, 5);
+	is($body, "fast\n", '... a third program runs');
+	my @cut = map { my ($f) = h2_read($_, 0.5); scalar grep { $_->{id} == 1 &&
+		($_->{type} == H2_RST || $_->{type} == H2_HEADERS) } @$f } @b;
+	ok($cut[0] >= 1 && $cut[1] == 0, "... for it, the first stream's wait was cut (@cut)");
+	close $_ for $c, @b;
+	ok($t3->alive, 'the server is still up');
+	$t3->done_testing();
 }
