@@ -148,6 +148,9 @@ struct h2 {
 	int		 h_threads;	/* running, under h_lock */
 	int		 h_waiting;	/* of them, waiting for the client (waits) */
 	int		 h_fds;		/* descriptors of h2s_own, driver's only */
+	unsigned	 h_moved, h_seen;	/* streams begun and DATA sent;
+						 * at the last park */
+	long long	 h_progress;	/* when h_moved last moved, seen parking */
 	int		 h_ctrl;	/* control frames left this second */
 	long long	 h_ctrl_at;
 	int		 h_fail;	/* a write failed */
@@ -659,6 +662,7 @@ h2s_take(struct h2 *h, struct h2s *s, uint8_t *buf, size_t len,
 	}
 	s->s_left -= n;
 	s->s_bytes += n;
+	h->h_moved += (unsigned)n;
 	if (s->s_left > 0)
 		return n;
 	if (s->s_src != B_PIECE || s->s_last) {
@@ -1809,6 +1813,7 @@ h2s_start(struct h2 *h, struct h2s *s)
 
 	s->s_conn.c_fresh = h->h_conn->c_fresh;
 	h->h_conn->c_fresh = 0;
+	h->h_moved++;
 	r->req_decoded = path;
 	if (s->s_status != 0) {
 		h2s_refuse(s, s->s_status);
@@ -1901,6 +1906,7 @@ h2_start(struct conn *c)
 		return NULL;
 	h->h_conn = c;
 	h->h_efd = -1;
+	h->h_progress = now_ms();
 	h->h_tail = &h->h_head;
 	h->h_ltail = &h->h_later;
 	if (nghttp2_session_server_new2(&h->h_ses, callbacks, h, options) != 0) {
@@ -2005,6 +2011,24 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
 }
 
 /*
+ * The connection parks.  With a stream still open (an answer the client's
+ * window holds back, a request not yet whole), the sweep ends it at
+ * HTTP2_IDLE_TIMEOUT from its last progress (a stream begun, DATA sent):
+ * frames that move nothing, PINGs, do not keep it.  Else it is idle, and
+ * the sweep counts from now.
+ */
+static void
+h2_due(struct h2 *h, struct conn *c)
+{
+	if (h->h_moved != h->h_seen || h->h_streams == NULL) {
+		h->h_seen = h->h_moved;
+		h->h_progress = now_ms();
+	}
+	c->c_due = h->h_streams == NULL ? 0 :
+	    h->h_progress + CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL;
+}
+
+/*
  * p_serve: drives the connection while it has input or a stream on a
  * thread.  Returns 1 to park it (nothing to read, no thread running),
  * 0 when it was closed.
@@ -2069,6 +2093,7 @@ h2_serve(struct conn *c)
 			} else if (h->h_threads == 0 && !h->h_more &&
 			    !h2_runnable(h)) {
 				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
+				h2_due(h, c);
 				h->h_out = NULL;
 				return 1;
 			}

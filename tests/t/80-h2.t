@@ -313,6 +313,23 @@ flood('SETTINGS flood: 5,000 SETTINGS', h2_settings(3 => 100) x 5000, 11);
 	ok($lat < 1, sprintf('... another client answered in %.2f s', $lat));
 }
 
+# the same, with a PING every second: frames that move nothing do not
+# keep the connection (they did: it stayed, and its stream's file open)
+{
+	my $c = h2_open($port, 4 => 0);
+	http_send($c, h2_headers(1, '/big.bin'));
+	my ($t0, $closed, @fr) = (time);
+	while (!$closed && time - $t0 < 10) {
+		http_send($c, h2_frame(H2_PING, 0, 0, 'pingpong'));
+		my ($f, $cl) = h2_read($c, 1);
+		push @fr, @$f;
+		$closed = $cl;
+	}
+	ok($closed && defined h2_goaway(\@fr) && time - $t0 < 8, sprintf('a zero '
+		. 'window and a PING a second: GOAWAY and closed after %.1f s',
+		time - $t0));
+}
+
 # forty files asked for with a zero window: an answer given on the driver
 # keeps its file open until it is sent, and each kept one then, so that
 # a few connections from one address could take every descriptor.  Now
