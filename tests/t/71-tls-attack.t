@@ -266,8 +266,8 @@ SKIP: {
 		open STDIN, '<', '/dev/null';
 		open STDOUT, '>', $out;
 		open STDERR, '>&', \*STDOUT;
-		exec 'h2load', '--h1', '-c', $n, '-n', $n,
-			"https://127.0.0.1:$rport/probe.txt";
+		{ no warnings 'exec'; exec 'h2load', '--h1', '-c', $n, '-n',
+			$n, "https://127.0.0.1:$rport/probe.txt"; }
 		POSIX::_exit(127);
 	}
 	my $peak = 0;
