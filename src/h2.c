@@ -64,8 +64,9 @@ enum {
 	H2_RETRY_MS = 100,	/* a stream waits for its address's share */
 	H2_CUTS = 4,		/* waits cut at once (h2_cut) */
 	/* files the streams answered on the driver may keep open at once,
-	 * a connection (h2s_own): more wait in the run queue, so that a
-	 * client holding the window at zero keeps at most these */
+	 * a connection (h2s_own): past that a file is answered on a thread
+	 * (H2_THREADS, the rest waiting without one), so that a client
+	 * holding the window at zero keeps at most these and its threads' */
 	H2_FDS = 8,
 };
 
@@ -860,6 +861,14 @@ h2_submit(struct h2 *h, struct h2s *s, struct response *rs, int body)
 	return 0;
 }
 
+/* Would an inline response's body keep a descriptor (h2s_own)? */
+static int
+h2s_keeps_fd(const struct h2s *s, const struct response *rs)
+{
+	return rs->rs_src != SRC_MEM &&
+	    (size_t)rs->rs_len >= sizeof(s->s_arena) - s->s_used;
+}
+
 /* An inline response's body, made the stream's own: a small one copied
  * in, a file's descriptor duplicated.  0, or -1. */
 static int
@@ -869,8 +878,7 @@ h2s_own(struct h2s *s, const struct response *rs)
 	char *p;
 	ssize_t got;
 
-	if (rs->rs_src == SRC_MEM ||
-	    len < sizeof(s->s_arena) - s->s_used) {
+	if (!h2s_keeps_fd(s, rs)) {
 		if ((p = h2s_alloc(s, len)) == NULL)
 			return -1;
 		if (rs->rs_src == SRC_MEM)
@@ -938,8 +946,10 @@ h2_respond(struct conn *c, struct request *r, struct reply *rp,
 	if (s->s_thread)
 		return h2_post(s, rp, rs, body);
 	/* a stream body (a listing) is produced on a thread of its own,
-	 * where it may wait for the client: run it again there */
-	if (body && rs->rs_src == SRC_STREAM) {
+	 * where it may wait for the client: run it again there; so is a
+	 * file past the connection's H2_FDS */
+	if (body && (rs->rs_src == SRC_STREAM || (h2s_keeps_fd(s, rs) &&
+	    s->s_h2->h_fds >= H2_FDS))) {
 		s->s_rerun = 1;
 		return -1;
 	}
@@ -1781,9 +1791,9 @@ h2_stream_close(nghttp2_session *ses, int32_t id, uint32_t err, void *arg)
 	h2s_ack(h, s, 1);
 	if (s->s_thread)
 		pthread_cond_signal(&s->s_cond);
-	/* one waiting for a thread, or to run (H2_FDS), leaves its queue
-	 * now: else a client that opens and resets streams while 8 run, or
-	 * while the window is held at zero, keeps each one's memory */
+	/* one waiting for a thread, or to run, leaves its queue now: else
+	 * a client that opens and resets streams while 8 run keeps each
+	 * one's memory */
 	if (s->s_queued == 2)
 		h2_unqueue(&h->h_later, &h->h_ltail, s);
 	else if (s->s_queued == 1)
@@ -1842,22 +1852,13 @@ h2s_start(struct h2 *h, struct h2s *s)
 		    s->s_id, NGHTTP2_INTERNAL_ERROR);
 }
 
-/* Can the run queue move: a request is there, and an answer that keeps
- * a file open could be given (H2_FDS)? */
-static int
-h2_runnable(const struct h2 *h)
-{
-	return h->h_head != NULL && h->h_fds < H2_FDS;
-}
-
-/* The requests that came complete, in order, as far as they can run. */
+/* The requests that came complete, in order. */
 static void
 h2_run(struct h2 *h)
 {
 	struct h2s *s;
 
-	while (h2_runnable(h)) {
-		s = h->h_head;
+	while ((s = h->h_head) != NULL) {
 		if ((h->h_head = s->s_queue) == NULL)
 			h->h_tail = &h->h_head;
 		s->s_queued = 0;
@@ -2090,8 +2091,7 @@ h2_serve(struct conn *c)
 				if (!server_stopping() || h->h_threads == 0)
 					break;
 				eof = 1;
-			} else if (h->h_threads == 0 && !h->h_more &&
-			    !h2_runnable(h)) {
+			} else if (h->h_threads == 0 && !h->h_more) {
 				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
 				h2_due(h, c);
 				h->h_out = NULL;
@@ -2100,7 +2100,7 @@ h2_serve(struct conn *c)
 		}
 		if (h->h_more)		/* a long send: off the turn, as plain's */
 			(void)server_yield();
-		else if (!h2_runnable(h) && h2_wait(h, c, eof) == -1) {
+		else if (h2_wait(h, c, eof) == -1) {
 			eof = 1;	/* cut for a newcomer: shut down */
 			break;
 		}

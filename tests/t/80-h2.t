@@ -330,26 +330,34 @@ flood('SETTINGS flood: 5,000 SETTINGS', h2_settings(3 => 100) x 5000, 11);
 		time - $t0));
 }
 
-# forty files asked for with a zero window: an answer given on the driver
-# keeps its file open until it is sent, and each kept one then, so that
-# a few connections from one address could take every descriptor.  Now
-# at most H2_FDS (8) are kept; the rest wait to run, and all go once
-# the window opens
+# ninety files asked for with a zero window: an answer given on the
+# driver keeps its file open until it is sent, and each kept one then,
+# so that a few connections from one address could take every
+# descriptor.  Now at most H2_FDS (8) are kept there; past that a file
+# is answered on a thread (H2_THREADS, 8), and the rest wait for one
+# without a file.  A request that needs no file is not held up by them,
+# and all go once the window opens
 {
 	my $pid = $t->pid;
 	my $before = () = glob("/proc/$pid/fd/*");
 	my $c = h2_open($port, 4 => 0);
-	http_send($c, join '', map { h2_headers(2 * $_ + 1, '/page.html') } 0 .. 39);
+	http_send($c, join '', map { h2_headers(2 * $_ + 1, '/page.html') } 0 .. 89);
 	sleep 1;
 	my $more = () = glob("/proc/$pid/fd/*");
 	$more -= $before;
-	cmp_ok($more, '<=', 12, "40 files, a zero window: $more descriptors more "
-		. '(8 files, the socket, and the file cache\'s at most)');
+	cmp_ok($more, '<=', 48, "90 files, a zero window: $more descriptors more "
+		. '(8 files, 8 threads\' files and pipes, the socket, the cache\'s)');
+	my $t0 = time;
+	http_send($c, h2_frame(H2_HEADERS, 5, 181, h2_block(':method' => 'HEAD',
+		':scheme' => 'http', ':path' => '/25.txt', ':authority' => 'localhost')));
+	my ($f) = h2_read($c, 2, sub { $_[0]{type} == H2_HEADERS && $_[0]{id} == 181 });
+	ok(grep({ $_->{type} == H2_HEADERS && $_->{id} == 181 } @$f), sprintf(
+		'... a HEAD behind them is answered (%.2f s)', time - $t0));
 	http_send($c, h2_settings(4 => 65535));
-	my $left = 40;
-	h2_read($c, 10, sub { $_[0]{type} == H2_DATA && $_[0]{flags} & 1 &&
+	my $left = 90;
+	h2_read($c, 20, sub { $_[0]{type} == H2_DATA && $_[0]{flags} & 1 &&
 		--$left == 0 });
-	is($left, 0, '... the window opened: all 40 answered');
+	is($left, 0, '... the window opened: all 90 answered');
 	close $c;
 }
 
