@@ -67,6 +67,7 @@ struct cgi {
 	char		 g_head[CGI_HEAD_MAX];
 	struct cgi	*g_next, **g_prevp;	/* in cgi_list while it runs */
 	struct cgi	*g_wnext, **g_wprevp;	/* in cgi_waits while it waits */
+	long long	 g_wsince;	/* g_body_at, for cgi_cut */
 	int		 g_cut;		/* its wait was cut (cgi_cut) */
 };
 
@@ -75,17 +76,23 @@ static pthread_mutex_t cgi_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_list;
 
 /*
- * With CGI_MAX, the pumps waiting for more of their request body, the
- * wait that began longest ago first: a request that finds every place
- * taken cuts that one (cgi_cut), as a wait for a client is cut for a
- * newcomer at MAX_CONNECTIONS, so that bodies trickled from a few
- * addresses cannot hold every place until CGI_TIMEOUT.  The lock is
- * taken before an HTTP/2 connection's h_lock, never after.
+ * With CGI_MAX, the pumps waiting for more of their request body: a
+ * request that finds every place taken cuts the one whose body moved
+ * longest ago, at least CGI_CUT_IDLE_MS ago (cgi_cut), as a wait for a
+ * client is cut for a newcomer at MAX_CONNECTIONS, so that bodies
+ * trickled from a few addresses cannot hold every place until
+ * CGI_TIMEOUT, while an upload that flows is never cut.  One cut at a
+ * time (cgi_cutting, until the cut program's place is given back).  The
+ * lock is taken before an HTTP/2 connection's h_lock, never after.
  */
 static pthread_mutex_t cgi_wait_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_waits, **cgi_wtail = &cgi_waits;
+static int cgi_cutting;
 
-enum { CGI_PLACE_WAIT_MS = 2000 };	/* for the place of a cut program */
+enum {
+	CGI_PLACE_WAIT_MS = 2000,	/* for the place of a cut program */
+	CGI_CUT_IDLE_MS = 1000,		/* a body still, for it to be cut */
+};
 
 /*
  * Programs that ended their output but run on: the reply is whole, so
@@ -843,6 +850,7 @@ cgi_waiting(struct cgi *g, int on)
 		g->g_wprevp = NULL;
 	}
 	if (on && !g->g_cut) {
+		g->g_wsince = g->g_body_at;
 		g->g_wnext = NULL;
 		g->g_wprevp = cgi_wtail;
 		*cgi_wtail = g;
@@ -853,29 +861,38 @@ cgi_waiting(struct cgi *g, int on)
 	return cut;
 }
 
-/* Every CGI_MAX place is taken: cuts the wait for a body that began
+/* Every CGI_MAX place is taken: cuts the wait for a body that moved
  * longest ago, whose pump then stops its program with 408 (the socket
- * shut down, or the stream's pipe poked).  1 when one was cut. */
+ * shut down, or the stream's pipe poked).  1 when one was cut, or a cut
+ * is under way: a place is coming. */
 static int
 cgi_cut(void)
 {
-	struct cgi *g;
+	long long idle = now_ms() - CGI_CUT_IDLE_MS;
+	struct cgi *g, *old = NULL;
+	int r;
 
 	pthread_mutex_lock(&cgi_wait_lock);
-	if ((g = cgi_waits) != NULL) {
-		if ((cgi_waits = g->g_wnext) != NULL)
-			g->g_wnext->g_wprevp = &cgi_waits;
+	for (g = cgi_waits; g != NULL && !cgi_cutting; g = g->g_wnext)
+		if (g->g_wsince <= idle &&
+		    (old == NULL || g->g_wsince < old->g_wsince))
+			old = g;
+	if ((g = old) != NULL) {
+		if ((*g->g_wprevp = g->g_wnext) != NULL)
+			g->g_wnext->g_wprevp = g->g_wprevp;
 		else
-			cgi_wtail = &cgi_waits;
+			cgi_wtail = g->g_wprevp;
 		g->g_wprevp = NULL;
 		g->g_cut = 1;
+		cgi_cutting = 1;
 		if (ENABLE_HTTP2 && g->g_conn->c_hup != -1)
 			h2_stream_poke(g->g_conn);
 		else
 			(void)shutdown(g->g_conn->c_fd, SHUT_RDWR);
 	}
+	r = cgi_cutting;
 	pthread_mutex_unlock(&cgi_wait_lock);
-	return g != NULL;
+	return r;
 }
 
 /* A CGI_MAX place: 1 when taken.  When all are, one slow body's wait is
@@ -1340,5 +1357,10 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
  out:
 	if (CONFIG_CGI_MAX > 0 && !g.g_orphan)	/* else the reaper's */
 		__atomic_sub_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL);
+	if (CONFIG_CGI_MAX > 0 && g.g_cut) {	/* the next cut may come */
+		pthread_mutex_lock(&cgi_wait_lock);
+		cgi_cutting = 0;
+		pthread_mutex_unlock(&cgi_wait_lock);
+	}
 	return rc;
 }

@@ -328,16 +328,17 @@ ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 # Two POSTs to a program that reads its input send their head and one
 # byte of the body, then stall: each held its place until REQUEST_TIMEOUT
 # or CGI_TIMEOUT, and everyone else got 503 (one address could take every
-# place that way).  Now the wait for a body that began longest ago is cut
-# for the newcomer, as a wait for a client is at MAX_CONNECTIONS: that
-# program is ended, its connection closed, and the newcomer runs.
+# place that way).  Now the wait for a body that moved longest ago (and
+# at least a second ago) is cut for the newcomer, as a wait for a client
+# is at MAX_CONNECTIONS: that program is ended, its connection closed,
+# and the newcomer runs.
 {
 	sleep 0.2;
 	my @b = map { my $s = send_req("POST /cgi-bin/wait-body.sh HTTP/1.1\r\n"
 		. "Host: x\r\nContent-Length: 100\r\n\r\nx"); sleep 0.2; $s } 1 .. 2;
 	ok(wait_for(sub { my @p = grep { $_->[2] =~ /wait-body/ } children($tm->pid);
 		@p >= 2 }, 3 * $slow), 'CGI_MAX=2: two programs wait for their bodies');
-	sleep 0.3;
+	sleep 1.2;	# a body still for CGI_CUT_IDLE_MS (1 s) may be cut
 	my $r = exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
 		. "Connection: close\r\n\r\n", timeout => 5 * $slow);
 	is($r->{status}, 200, sprintf('... a third program runs (%.2f s)',
@@ -347,6 +348,32 @@ ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 		$sel->can_read(0.5) && !sysread($_, my $x, 1) ? 1 : 0 } @b;
 	is("@eof", '1 0', '... for it, the wait that began first was cut');
 	close $_ for @b;
+}
+ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
+# an upload that flows is never cut: one place held by a program at work,
+# the other by a body sent 1 KiB every 50 ms; a newcomer gets 503, and
+# the upload its 200 (the first cut took the first body wait listed, and
+# cut this upload after 11 KiB)
+{
+	sleep 0.2;
+	my $busy = send_req("GET /cgi-bin/sleep.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+	my $up = send_req("POST /cgi-bin/count.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Content-Length: 40960\r\nConnection: close\r\n\r\n");
+	my ($sent, $st) = (0, 0);
+	while ($sent < 40) {
+		http_send($up, 'u' x 1024);
+		$sent++;
+		sleep 0.05;
+		$st = exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
+			. "Connection: close\r\n\r\n", timeout => 5 * $slow)->{status}
+			if $sent == 20;
+	}
+	is($st, 503, 'CGI_MAX=2, a program at work and an upload that flows: '
+		. 'a newcomer gets 503');
+	my $r = exchange(sock => $up, head => '', timeout => 5 * $slow);
+	ok(($r->{status} // 0) == 200 && ($r->{body} // '') =~ /read 40960 bytes/,
+		'... and the upload is not cut: 200, every byte read');
+	close $_ for $busy, $up;
 }
 ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 
