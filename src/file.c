@@ -800,14 +800,24 @@ file_open(struct lookup *lk, char *path, size_t len, struct stat *st,
 	size_t namelen = len;
 	int fd, dfd;
 
+	int shed = 0, i;
+
 	fd = open_beneath(settings.set_public_fd, len > 1 ? path + 1 : ".",
 	    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	/* out of descriptors: files of our cache go first, then an idle
-	 * connection gives its own up */
+	 * connection gives its own up, else a slow client is cut (2), whose
+	 * descriptors come back a moment later: waited for, off the turn */
 	if (fd == -1 && (errno == EMFILE || errno == ENFILE) &&
-	    (file_cache_trim() || server_shed_idle()))
-		fd = open_beneath(settings.set_public_fd, len > 1 ? path + 1 :
-		    ".", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	    (file_cache_trim() || (shed = server_shed_idle()) != 0))
+		for (i = 0; i < SHED_WAIT_TRIES; i++) {
+			fd = open_beneath(settings.set_public_fd, len > 1 ?
+			    path + 1 : ".", O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+			    O_NOCTTY);
+			if (!(ENABLE_BODIES || ENABLE_HTTP2) || shed != 2 ||
+			    fd != -1 || errno != EMFILE || server_yield() != 0)
+				break;
+			(void)poll(NULL, 0, 5);
+		}
 	if (fd == -1 || fstat(fd, st) == -1)
 		return lookup_failed(lk, fd);
 	if (S_ISDIR(st->st_mode)) {

@@ -404,7 +404,11 @@ server_stopping(void)
 }
 extern __thread int server_turn;
 int	 server_yield_turn(void);
+/* Out of descriptors: 1 when an idle connection was closed, 2 when a
+ * slow client was cut (its descriptors come back within SHED_WAIT_TRIES
+ * waits of 5 ms, usually), else 0. */
 int	 server_shed_idle(void);
+enum { SHED_WAIT_TRIES = 20 };
 int	 server_wait(struct conn *, short, int);
 int	 server_waiting(struct conn *, int);
 int	 server_thread(void *(*)(void *), void *);

@@ -41,6 +41,7 @@ enum {
 	LISTENERS = 1 + ENABLE_TLS,	/* plain HTTP, then HTTPS */
 	STOP_QUIET_MS = 100,	/* stopping: no events this long, and exit */
 	NOTSENT_LOWAT = 16384,	/* writable while less than this waits to go */
+	SHED_CUT_MS = 100,	/* out of descriptors: a slow client cut, at most */
 	/* one over the limit: a newcomer's, while the wait cut for it ends */
 	SLOTS = CONFIG_MAX_CONNECTIONS + 1,
 };
@@ -537,16 +538,27 @@ static int cut_waiter(void);
  * slow clients holding every descriptor cannot lock newcomers out, as
  * at MAX_CONNECTIONS).  Any thread may call this: the compare-and-swap in
  * take_oldest() makes the slot its own, as the turn holder's does.
- * Returns 1 when one was closed or cut.
+ * Returns 1 when one was closed, 2 when one was cut, else 0.
  */
 int
 server_shed_idle(void)
 {
+	static long long cut_at;
+	long long now, at;
+
 	if (evict_oldest(1))
 		return 1;
 	/* where a slow client holds more than its socket and a file: a
-	 * body's (an upload's file, a program's pipes), HTTP/2's streams */
-	return (ENABLE_BODIES || ENABLE_HTTP2) && cut_waiter();
+	 * body's (an upload's file, a program's pipes), HTTP/2's streams.
+	 * One cut each SHED_CUT_MS, so that a burst of requests short of
+	 * descriptors does not cut a slow client each */
+	if (!(ENABLE_BODIES || ENABLE_HTTP2))
+		return 0;
+	now = now_ms();
+	at = __atomic_load_n(&cut_at, __ATOMIC_RELAXED);
+	return now - at >= SHED_CUT_MS && __atomic_compare_exchange_n(&cut_at,
+	    &at, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) && cut_waiter() ?
+	    2 : 0;
 }
 
 /*
