@@ -264,7 +264,9 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 	}
 	/* the new name on the disk too before the client hears of it: a
 	 * router's power goes without warning (a directory made for it is
-	 * not synced; its entry comes back with its parent's next sync) */
+	 * not synced; its entry comes back with its parent's next sync).
+	 * The lock first: other commits need not wait for the disk */
+	(void)flock(dfd, LOCK_UN);
 	(void)fsync(dfd);
 	close(fd);
 	close(dfd);
