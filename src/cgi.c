@@ -67,7 +67,11 @@ struct cgi {
 	char		 g_head[CGI_HEAD_MAX];
 	struct cgi	*g_next, **g_prevp;	/* in cgi_list while it runs */
 	struct cgi	*g_wnext, **g_wprevp;	/* in cgi_waits while it waits */
-	long long	 g_wsince;	/* g_body_at, for cgi_cut */
+	long long	 g_start;	/* when it started, and of its body: */
+	long long	 g_body_n;	/* the bytes read */
+	/* g_body_at, g_start and g_body_n as they were when it was listed,
+	 * for cgi_cut (the pump changes none while it waits) */
+	long long	 g_wsince, g_wstart, g_wn;
 	int		 g_cut;		/* its wait was cut (cgi_cut) */
 };
 
@@ -77,13 +81,15 @@ static struct cgi *cgi_list;
 
 /*
  * With CGI_MAX, the pumps waiting for more of their request body: a
- * request that finds every place taken cuts the one whose body moved
- * longest ago, at least CGI_CUT_IDLE_MS ago (cgi_cut), as a wait for a
- * client is cut for a newcomer at MAX_CONNECTIONS, so that bodies
- * trickled from a few addresses cannot hold every place until
+ * request that finds every place taken cuts, of those whose body has
+ * come slower than CGI_CUT_RATE since their program started (a second
+ * ago at least), the one whose body moved longest ago (cgi_cut), as a
+ * wait for a client is cut for a newcomer at MAX_CONNECTIONS, so that
+ * bodies trickled from a few addresses cannot hold every place until
  * CGI_TIMEOUT, while an upload that flows is never cut.  One cut at a
- * time (cgi_cutting, until the cut program's place is given back).  The
- * lock is taken before an HTTP/2 connection's h_lock, never after.
+ * time: cgi_cutting is 1 while the cutter waits, 2 once the cut program's
+ * place is handed over to it, else 0.  The lock is taken before an
+ * HTTP/2 connection's h_lock, never after.
  */
 static pthread_mutex_t cgi_wait_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_waits, **cgi_wtail = &cgi_waits;
@@ -91,7 +97,8 @@ static int cgi_cutting;
 
 enum {
 	CGI_PLACE_WAIT_MS = 2000,	/* for the place of a cut program */
-	CGI_CUT_IDLE_MS = 1000,		/* a body still, for it to be cut */
+	CGI_CUT_AGE_MS = 1000,		/* a program this old, at least, */
+	CGI_CUT_RATE = 1024,		/* whose body came slower (bytes/s) */
 };
 
 /*
@@ -774,6 +781,7 @@ cgi_feed(struct cgi *g)
 		g->g_inlen = (size_t)n;
 		g->g_inoff = 0;
 		g->g_body_at = now_ms();
+		g->g_body_n += n;
 		return 0;
 	}
 	if (n == 0) {
@@ -851,6 +859,8 @@ cgi_waiting(struct cgi *g, int on)
 	}
 	if (on && !g->g_cut) {
 		g->g_wsince = g->g_body_at;
+		g->g_wstart = g->g_start;
+		g->g_wn = g->g_body_n;
 		g->g_wnext = NULL;
 		g->g_wprevp = cgi_wtail;
 		*cgi_wtail = g;
@@ -861,20 +871,22 @@ cgi_waiting(struct cgi *g, int on)
 	return cut;
 }
 
-/* Every CGI_MAX place is taken: cuts the wait for a body that moved
+/* Every CGI_MAX place is taken: cuts the wait for a slow body that moved
  * longest ago, whose pump then stops its program with 408 (the socket
- * shut down, or the stream's pipe poked).  1 when one was cut, or a cut
- * is under way: a place is coming. */
+ * shut down, or the stream's pipe poked), and hands its place to us
+ * (cgi_handed).  2 when one was cut, 1 when another's cut is under way,
+ * else 0. */
 static int
 cgi_cut(void)
 {
-	long long idle = now_ms() - CGI_CUT_IDLE_MS;
+	long long now = now_ms();
 	struct cgi *g, *old = NULL;
 	int r;
 
 	pthread_mutex_lock(&cgi_wait_lock);
 	for (g = cgi_waits; g != NULL && !cgi_cutting; g = g->g_wnext)
-		if (g->g_wsince <= idle &&
+		if (now - g->g_wstart >= CGI_CUT_AGE_MS &&
+		    g->g_wn * 1000 < CGI_CUT_RATE * (now - g->g_wstart) &&
 		    (old == NULL || g->g_wsince < old->g_wsince))
 			old = g;
 	if ((g = old) != NULL) {
@@ -890,25 +902,65 @@ cgi_cut(void)
 		else
 			(void)shutdown(g->g_conn->c_fd, SHUT_RDWR);
 	}
-	r = cgi_cutting;
+	r = old != NULL ? 2 : cgi_cutting != 0;
+	pthread_mutex_unlock(&cgi_wait_lock);
+	return r;
+}
+
+/* The cutter: has the cut program's place been handed over to it (1)?
+ * Taken then; and with giveup, it waits no longer either way (a place
+ * handed later goes back as any other). */
+static int
+cgi_handed(int giveup)
+{
+	int r;
+
+	pthread_mutex_lock(&cgi_wait_lock);
+	if ((r = cgi_cutting == 2) || giveup)
+		cgi_cutting = 0;
+	pthread_mutex_unlock(&cgi_wait_lock);
+	return r;
+}
+
+/* The cut pump, ending: hands its place to the cutter if it still waits
+ * (1), so that no other request takes it first. */
+static int
+cgi_hand_over(void)
+{
+	int r;
+
+	pthread_mutex_lock(&cgi_wait_lock);
+	if ((r = cgi_cutting == 1))
+		cgi_cutting = 2;
 	pthread_mutex_unlock(&cgi_wait_lock);
 	return r;
 }
 
 /* A CGI_MAX place: 1 when taken.  When all are, one slow body's wait is
  * cut, and its place waited for, a moment (the program is ended first:
- * SIGTERM, and SIGKILL a second later). */
+ * SIGTERM, and SIGKILL a second later); while another's cut is under
+ * way, a place given back is waited for. */
 static int
 cgi_place(void)
 {
-	int i;
+	int i, cut = 0, last;
 
 	for (i = 0; ; i++) {
 		if (__atomic_add_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL) <=
-		    CONFIG_CGI_MAX)
+		    CONFIG_CGI_MAX) {
+			/* one came free first: the cut one's is not ours */
+			if (cut == 2 && cgi_handed(1))
+				__atomic_sub_fetch(&cgi_running, 1,
+				    __ATOMIC_ACQ_REL);
 			return 1;
+		}
 		__atomic_sub_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL);
-		if ((i == 0 && !cgi_cut()) || i * 10 >= CGI_PLACE_WAIT_MS)
+		if (i == 0 && (cut = cgi_cut()) == 0)
+			return 0;
+		last = i * 10 >= CGI_PLACE_WAIT_MS;
+		if (cut == 2 && cgi_handed(last))
+			return 1;	/* counted still, for the cut one */
+		if (last)
 			return 0;
 		(void)poll(NULL, 0, 10);
 	}
@@ -1330,6 +1382,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	memset(&g, 0, offsetof(struct cgi, g_ebuf));
 	g.g_wprevp = NULL;
 	g.g_cut = 0;
+	g.g_body_n = 0;
 	g.g_conn = c;
 	g.g_req = r;
 	g.g_script = script;	/* in req_decoded, which nothing else writes */
@@ -1340,7 +1393,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 		goto out;
 	}
 	cgi_track(&g, 1);
-	g.g_body_at = now_ms();
+	g.g_start = g.g_body_at = now_ms();
 	g.g_deadline = g.g_body_at + CONFIG_CGI_TIMEOUT * 1000LL;
 	if (!body_pending(c->c_body)) {
 		g.g_body_done = 1;
@@ -1355,12 +1408,10 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	else if (g.g_fail == -1)
 		rc = -1;	/* cut off after its head went out */
  out:
-	if (CONFIG_CGI_MAX > 0 && !g.g_orphan)	/* else the reaper's */
+	/* a cut program's place goes to its cutter (1: it waits, 2: handed
+	 * over); else back, unless the reaper gives it */
+	if (CONFIG_CGI_MAX > 0 && !g.g_orphan && !(g.g_cut &&
+	    cgi_hand_over()))
 		__atomic_sub_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL);
-	if (CONFIG_CGI_MAX > 0 && g.g_cut) {	/* the next cut may come */
-		pthread_mutex_lock(&cgi_wait_lock);
-		cgi_cutting = 0;
-		pthread_mutex_unlock(&cgi_wait_lock);
-	}
 	return rc;
 }

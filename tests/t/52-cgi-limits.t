@@ -338,7 +338,7 @@ ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 		. "Host: x\r\nContent-Length: 100\r\n\r\nx"); sleep 0.2; $s } 1 .. 2;
 	ok(wait_for(sub { my @p = grep { $_->[2] =~ /wait-body/ } children($tm->pid);
 		@p >= 2 }, 3 * $slow), 'CGI_MAX=2: two programs wait for their bodies');
-	sleep 1.2;	# a body still for CGI_CUT_IDLE_MS (1 s) may be cut
+	sleep 1.2;	# a program a second old (CGI_CUT_AGE_MS) may be cut
 	my $r = exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
 		. "Connection: close\r\n\r\n", timeout => 5 * $slow);
 	is($r->{status}, 200, sprintf('... a third program runs (%.2f s)',

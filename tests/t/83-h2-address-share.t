@@ -272,7 +272,7 @@ $t->stop();
 		sleep 0.3; $s } 1 .. 2;
 	ok(wait_for(sub { (grep { $_->[2] =~ /reads\.sh/ } children($t3->pid)) >= 2 },
 		5), 'CGI_MAX=2: two programs wait for bodies on HTTP/2 streams');
-	sleep 1.2;	# a body still for CGI_CUT_IDLE_MS (1 s) may be cut
+	sleep 1.2;	# a program a second old (CGI_CUT_AGE_MS) may be cut
 	my $c = open_from('127.0.0.31');
 	http_send($c, get('/cgi-bin/fast.sh', 1));
 	my ($body) = answers($c, 1, 5);
