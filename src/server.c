@@ -543,8 +543,8 @@ static int cut_waiter(void);
 int
 server_shed_idle(void)
 {
-	static long long cut_at;
-	long long now, at;
+	static unsigned cut_at;	/* ms, wrapping: 32-bit atomics on MIPS32 */
+	unsigned now, at;
 
 	if (evict_oldest(1))
 		return 1;
@@ -554,7 +554,7 @@ server_shed_idle(void)
 	 * descriptors does not cut a slow client each */
 	if (!(ENABLE_BODIES || ENABLE_HTTP2))
 		return 0;
-	now = now_ms();
+	now = (unsigned)now_ms();
 	at = __atomic_load_n(&cut_at, __ATOMIC_RELAXED);
 	return now - at >= SHED_CUT_MS && __atomic_compare_exchange_n(&cut_at,
 	    &at, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) && cut_waiter() ?
