@@ -841,6 +841,18 @@ cgi_read_out(struct cgi *g, int *fdp)
 	return n;
 }
 
+/* Takes g out of cgi_waits, if it is there.  Under cgi_wait_lock. */
+static void
+cgi_unlist(struct cgi *g)
+{
+	if (g->g_wprevp == NULL)
+		return;
+	if ((*g->g_wprevp = g->g_wnext) != NULL)
+		g->g_wnext->g_wprevp = g->g_wprevp;
+	else
+		cgi_wtail = g->g_wprevp;
+	g->g_wprevp = NULL;
+}
 
 /* g's pump begins (on) or ends a wait for its body: listed in cgi_waits,
  * or taken out.  Returns whether the wait was cut. */
@@ -850,13 +862,7 @@ cgi_waiting(struct cgi *g, int on)
 	int cut;
 
 	pthread_mutex_lock(&cgi_wait_lock);
-	if (g->g_wprevp != NULL) {
-		if ((*g->g_wprevp = g->g_wnext) != NULL)
-			g->g_wnext->g_wprevp = g->g_wprevp;
-		else
-			cgi_wtail = g->g_wprevp;
-		g->g_wprevp = NULL;
-	}
+	cgi_unlist(g);
 	if (on && !g->g_cut) {
 		g->g_wsince = g->g_body_at;
 		g->g_wstart = g->g_start;
@@ -890,11 +896,7 @@ cgi_cut(void)
 		    (old == NULL || g->g_wsince < old->g_wsince))
 			old = g;
 	if ((g = old) != NULL) {
-		if ((*g->g_wprevp = g->g_wnext) != NULL)
-			g->g_wnext->g_wprevp = g->g_wprevp;
-		else
-			cgi_wtail = g->g_wprevp;
-		g->g_wprevp = NULL;
+		cgi_unlist(g);
 		g->g_cut = 1;
 		cgi_cutting = 1;
 		if (ENABLE_HTTP2 && g->g_conn->c_hup != -1)

@@ -798,9 +798,7 @@ file_open(struct lookup *lk, char *path, size_t len, struct stat *st,
 {
 	const char *name = path;
 	size_t namelen = len;
-	int fd, dfd;
-
-	int shed = 0, i;
+	int fd, dfd, shed = 0, i;
 
 	fd = open_beneath(settings.set_public_fd, len > 1 ? path + 1 : ".",
 	    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
