@@ -30,6 +30,7 @@
 #include "route.h"
 #include "h2.h"
 #include "log.h"
+#include "peer.h"
 
 enum {
 	CGI_HEAD_MAX = 4096,	/* the program's header block */
@@ -38,7 +39,7 @@ enum {
 	IO_SIZE = 4096,
 };
 
-static int cgi_running;		/* programs running now, for CGI_MAX */
+static int cgi_running;		/* CGI_MAX places taken (cgi_wait_lock) */
 
 struct cgi {
 	struct conn	*g_conn;
@@ -73,6 +74,7 @@ struct cgi {
 	 * for cgi_cut (the pump changes none while it waits) */
 	long long	 g_wsince, g_wstart, g_wn;
 	int		 g_cut;		/* its wait was cut (cgi_cut) */
+	const unsigned char *g_peer;	/* its client's address (peer.c) */
 };
 
 /* The programs running, for the server's stop (cgi_end_all). */
@@ -80,23 +82,37 @@ static pthread_mutex_t cgi_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_list;
 
 /*
- * With CGI_MAX, the pumps waiting for more of their request body: a
- * request that finds every place taken cuts, of those whose body has
- * come slower than CGI_CUT_RATE since their program started (a second
- * ago at least), the one whose body moved longest ago (cgi_cut), as a
- * wait for a client is cut for a newcomer at MAX_CONNECTIONS, so that
- * bodies trickled from a few addresses cannot hold every place until
- * CGI_TIMEOUT, while an upload that flows is never cut.  One cut at a
- * time: cgi_cutting is 1 while the cutter waits, 2 once the cut program's
- * place is handed over to it, else 0.  The lock is taken before an
- * HTTP/2 connection's h_lock, never after.
+ * With CGI_MAX, a request that finds every place taken waits for one in
+ * cgi_queue, a moment (CGI_PLACE_WAIT_MS), rather than get 503 at once.
+ * A place given back goes to the waiter whose address holds fewest
+ * (peer_cgi; oldest first among equals), so that one address that asks
+ * over and over cannot keep the places from the others: each address
+ * gets its turn.  The waiter also cuts, of the pumps waiting for more of
+ * their request body (cgi_waits) whose body has come slower than
+ * CGI_CUT_RATE since their program started (a second ago at least), the
+ * one whose body moved longest ago (cgi_cut), as a wait for a client is
+ * cut for a newcomer at MAX_CONNECTIONS: bodies trickled from a few
+ * addresses cannot hold every place until CGI_TIMEOUT, while an upload
+ * that flows is never cut.  A waiter cuts only a program of an address
+ * that holds as many places as its own, or more, and no more cuts are
+ * under way than there are waiters.  All under cgi_wait_lock, which is
+ * taken before an HTTP/2 connection's h_lock and peer.c's, never after.
  */
+struct place_wait {
+	const unsigned char	*q_peer;	/* its address */
+	int			 q_handed;	/* a place is its now */
+	struct place_wait	*q_next;
+};
 static pthread_mutex_t cgi_wait_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_waits, **cgi_wtail = &cgi_waits;
-static int cgi_cutting;
+static struct place_wait *cgi_queue;	/* newest first */
+static int cgi_queued, cgi_cuts;	/* waiters; cut, their place not back */
+static pthread_cond_t cgi_place_cond;	/* a place was handed over */
+static int cgi_cond_made;
+static void cgi_release(const unsigned char *, int, int);
 
 enum {
-	CGI_PLACE_WAIT_MS = 2000,	/* for the place of a cut program */
+	CGI_PLACE_WAIT_MS = 2000,	/* for a place, at most */
 	CGI_CUT_AGE_MS = 1000,		/* a program this old, at least, */
 	CGI_CUT_RATE = 1024,		/* whose body came slower (bytes/s) */
 };
@@ -462,8 +478,7 @@ cgi_reaper(void *arg)
 			if (orphan_check(&orphans[i], now_ms())) {
 				orphans[i--] = orphans[--orphans_n];
 				if (CONFIG_CGI_MAX > 0)	/* its place is free */
-					__atomic_sub_fetch(&cgi_running, 1,
-					    __ATOMIC_ACQ_REL);
+					cgi_release(NULL, 1, 0);
 			}
 	}
 	reaper_on = 0;
@@ -877,95 +892,109 @@ cgi_waiting(struct cgi *g, int on)
 	return cut;
 }
 
-/* Every CGI_MAX place is taken: cuts the wait for a slow body that moved
- * longest ago, whose pump then stops its program with 408 (the socket
- * shut down, or the stream's pipe poked), and hands its place to us
- * (cgi_handed).  2 when one was cut, 1 when another's cut is under way,
- * else 0. */
-static int
-cgi_cut(void)
+/* Every CGI_MAX place is taken, and a request from peer waits: cuts the
+ * wait for a slow body that moved longest ago, whose pump then stops its
+ * program with 408 (the socket shut down, or the stream's pipe poked)
+ * and gives its place back (cgi_release). */
+static void
+cgi_cut(const unsigned char *peer)
 {
 	long long now = now_ms();
 	struct cgi *g, *old = NULL;
-	int r;
+	int mine = peer_cgi(peer, 0);
 
-	pthread_mutex_lock(&cgi_wait_lock);
-	for (g = cgi_waits; g != NULL && !cgi_cutting; g = g->g_wnext)
+	for (g = cgi_waits; g != NULL && cgi_cuts < cgi_queued; g = g->g_wnext)
 		if (now - g->g_wstart >= CGI_CUT_AGE_MS &&
 		    g->g_wn * 1000 < CGI_CUT_RATE * (now - g->g_wstart) &&
-		    (old == NULL || g->g_wsince < old->g_wsince))
+		    (old == NULL || g->g_wsince < old->g_wsince) &&
+		    peer_cgi(g->g_peer, 0) >= mine)
 			old = g;
-	if ((g = old) != NULL) {
-		cgi_unlist(g);
-		g->g_cut = 1;
-		cgi_cutting = 1;
-		if (ENABLE_HTTP2 && g->g_conn->c_hup != -1)
-			h2_stream_poke(g->g_conn);
-		else
-			(void)shutdown(g->g_conn->c_fd, SHUT_RDWR);
+	if ((g = old) == NULL)
+		return;
+	cgi_unlist(g);
+	g->g_cut = 1;
+	cgi_cuts++;
+	if (ENABLE_HTTP2 && g->g_conn->c_hup != -1)
+		h2_stream_poke(g->g_conn);
+	else
+		(void)shutdown(g->g_conn->c_fd, SHUT_RDWR);
+}
+
+/* The address of c's client: an HTTP/2 stream's is its connection's. */
+static const unsigned char *
+cgi_peer(struct conn *c)
+{
+	return ENABLE_HTTP2 && c->c_hup != -1 ? h2_stream_peer(c) :
+	    server_peer(c);
+}
+
+/* A place for a request from peer: 1 when taken, 0 when none came free
+ * in CGI_PLACE_WAIT_MS (the program is ended first: SIGTERM, and SIGKILL
+ * a second later, so a cut one's place comes within that). */
+static int
+cgi_place(const unsigned char *peer)
+{
+	struct place_wait q = { .q_peer = peer }, **pp;
+	struct timespec t;
+
+	pthread_mutex_lock(&cgi_wait_lock);
+	if (cgi_running < CONFIG_CGI_MAX) {
+		cgi_running++;
+		(void)peer_cgi(peer, 1);
+		pthread_mutex_unlock(&cgi_wait_lock);
+		return 1;
 	}
-	r = old != NULL ? 2 : cgi_cutting != 0;
+	if (!cgi_cond_made) {
+		cond_init_mono(&cgi_place_cond);
+		cgi_cond_made = 1;
+	}
+	q.q_next = cgi_queue;
+	cgi_queue = &q;
+	cgi_queued++;
+	cgi_cut(peer);
+	abstime(&t, CGI_PLACE_WAIT_MS);
+	while (!q.q_handed && pthread_cond_timedwait(&cgi_place_cond,
+	    &cgi_wait_lock, &t) != ETIMEDOUT)
+		continue;
+	if (!q.q_handed) {
+		for (pp = &cgi_queue; *pp != &q; pp = &(*pp)->q_next)
+			continue;
+		*pp = q.q_next;
+		cgi_queued--;
+	}
 	pthread_mutex_unlock(&cgi_wait_lock);
-	return r;
+	return q.q_handed;
 }
 
-/* The cutter: has the cut program's place been handed over to it (1)?
- * Taken then; and with giveup, it waits no longer either way (a place
- * handed later goes back as any other). */
-static int
-cgi_handed(int giveup)
+/* A place given back: to the waiter whose address holds fewest, else
+ * free.  peer's share ends with it (NULL: an orphan's, ended before);
+ * place 0: only that, the reaper has the place (cgi_orphan); cut: it is
+ * a cut program's. */
+static void
+cgi_release(const unsigned char *peer, int place, int cut)
 {
-	int r;
+	struct place_wait **pp, **best = NULL, *q;
+	int n, fewest = 0;
 
 	pthread_mutex_lock(&cgi_wait_lock);
-	if ((r = cgi_cutting == 2) || giveup)
-		cgi_cutting = 0;
-	pthread_mutex_unlock(&cgi_wait_lock);
-	return r;
-}
-
-/* The cut pump, ending: hands its place to the cutter if it still waits
- * (1), so that no other request takes it first. */
-static int
-cgi_hand_over(void)
-{
-	int r;
-
-	pthread_mutex_lock(&cgi_wait_lock);
-	if ((r = cgi_cutting == 1))
-		cgi_cutting = 2;
-	pthread_mutex_unlock(&cgi_wait_lock);
-	return r;
-}
-
-/* A CGI_MAX place: 1 when taken.  When all are, one slow body's wait is
- * cut, and its place waited for, a moment (the program is ended first:
- * SIGTERM, and SIGKILL a second later); while another's cut is under
- * way, a place given back is waited for. */
-static int
-cgi_place(void)
-{
-	int i, cut = 0, last;
-
-	for (i = 0; ; i++) {
-		if (__atomic_add_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL) <=
-		    CONFIG_CGI_MAX) {
-			/* one came free first: the cut one's is not ours */
-			if (cut == 2 && cgi_handed(1))
-				__atomic_sub_fetch(&cgi_running, 1,
-				    __ATOMIC_ACQ_REL);
-			return 1;
+	if (peer != NULL)
+		(void)peer_cgi(peer, -1);
+	cgi_cuts -= cut;
+	for (pp = &cgi_queue; place && (q = *pp) != NULL; pp = &q->q_next)
+		if ((n = peer_cgi(q->q_peer, 0)) <= fewest || best == NULL) {
+			fewest = n;
+			best = pp;
 		}
-		__atomic_sub_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL);
-		if (i == 0 && (cut = cgi_cut()) == 0)
-			return 0;
-		last = i * 10 >= CGI_PLACE_WAIT_MS;
-		if (cut == 2 && cgi_handed(last))
-			return 1;	/* counted still, for the cut one */
-		if (last)
-			return 0;
-		(void)poll(NULL, 0, 10);
-	}
+	if (best != NULL) {
+		q = *best;
+		*best = q->q_next;
+		cgi_queued--;
+		q->q_handed = 1;
+		(void)peer_cgi(q->q_peer, 1);
+		pthread_cond_broadcast(&cgi_place_cond);
+	} else
+		cgi_running -= place;
+	pthread_mutex_unlock(&cgi_wait_lock);
 }
 
 /* The pump's wait for more of the body is a wait for the client: marked
@@ -1361,6 +1390,7 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	struct cgi g;
 	size_t plen = sizeof(CONFIG_CGI_PATH) - 1;
 	char *path = r->req_decoded, *script, *inf = NULL;
+	const unsigned char *peer = NULL;
 	int rc;
 
 	/* route.c said it is below CGI_PATH */
@@ -1377,13 +1407,14 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 			return response_error(c, r, rp, 413);
 		c->c_body->b_max = CONFIG_CGI_MAX_BODY;
 	}
-	if (CONFIG_CGI_MAX > 0 && !cgi_place())
+	if (CONFIG_CGI_MAX > 0 && !cgi_place(peer = cgi_peer(c)))
 		return response_error(c, r, rp, 503);
 
 	rp->rp_status = 500;	/* logged, should the client go first */
 	memset(&g, 0, offsetof(struct cgi, g_ebuf));
 	g.g_wprevp = NULL;
 	g.g_cut = 0;
+	g.g_peer = peer;
 	g.g_body_n = 0;
 	g.g_conn = c;
 	g.g_req = r;
@@ -1410,10 +1441,8 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	else if (g.g_fail == -1)
 		rc = -1;	/* cut off after its head went out */
  out:
-	/* a cut program's place goes to its cutter (1: it waits, 2: handed
-	 * over); else back, unless the reaper gives it */
-	if (CONFIG_CGI_MAX > 0 && !g.g_orphan && !(g.g_cut &&
-	    cgi_hand_over()))
-		__atomic_sub_fetch(&cgi_running, 1, __ATOMIC_ACQ_REL);
+	/* the place goes back, unless the reaper gives it */
+	if (CONFIG_CGI_MAX > 0)
+		cgi_release(peer, !g.g_orphan, g.g_cut);
 	return rc;
 }

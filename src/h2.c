@@ -981,18 +981,6 @@ h2_interim(struct conn *c, struct request *r, int status, int flags)
 
 /* --- streams on threads of their own -------------------------------------- */
 
-/* *t, ms from now on the clock the stream conditions use. */
-static void
-abstime(struct timespec *t, long long ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, t);
-	t->tv_sec += (time_t)(ms / 1000);
-	if ((t->tv_nsec += (long)(ms % 1000) * 1000000L) >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
-}
-
 static int is_submitted(const struct h2s *s) { return s->s_rs == NULL; }
 static int is_sent(const struct h2s *s) { return s->s_sent; }
 static int is_taken(const struct h2s *s)
@@ -1260,7 +1248,6 @@ static int
 h2s_spawn(struct h2 *h, struct h2s *s, int front)
 {
 	const unsigned char *peer = server_peer(h->h_conn);
-	pthread_condattr_t ca;
 	int p[2];
 
 	if (h->h_threads >= H2_THREADS) {
@@ -1286,10 +1273,7 @@ h2s_spawn(struct h2 *h, struct h2s *s, int front)
 	}
 	s->s_conn.c_hup = p[0];
 	s->s_hupw = p[1];
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->s_cond, &ca);
-	pthread_condattr_destroy(&ca);
+	cond_init_mono(&s->s_cond);
 	s->s_thread = 1;
 	pthread_mutex_lock(&h->h_lock);
 	h->h_threads++;
@@ -1468,6 +1452,12 @@ h2s_wait(struct conn *c, short events, int ms)
 	r = s->s_cut ? -1 : h2s_ready_locked(s);
 	pthread_mutex_unlock(&h->h_lock);
 	return r;
+}
+
+const unsigned char *
+h2_stream_peer(struct conn *c)
+{
+	return server_peer(stream_of(c)->s_h2->h_conn);
 }
 
 void

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -277,6 +278,8 @@ ssize_t	 base64_decode(const char *, char *, size_t);
 int	 ct_equal(const char *, size_t, const char *, size_t);
 size_t	 concat(char *, size_t, ...) __attribute__((sentinel));
 long long now_ms(void);
+void	 abstime(struct timespec *, long long);
+void	 cond_init_mono(pthread_cond_t *);
 /*
  * Spawn attributes for a program of ours (CGI, EXT_FILE_CMD): our blocked
  * signals and ignored SIGPIPE are not its business; with group set, its

@@ -17,11 +17,15 @@
 #include "peer.h"
 
 enum { PEER_TABLE = 2 * CONFIG_MAX_CONNECTIONS + 1 };
+enum {
+	PEER_THREADS,	/* its HTTP/2 streams on threads */
+	PEER_CGI,	/* its CGI_MAX places (cgi.c) */
+};
 
 struct peer {
 	unsigned char	 p_key[PEER_KEY];
 	int		 p_n;		/* 0: the entry is free */
-	int		 p_threads;	/* its HTTP/2 streams on threads */
+	int		 p_count[2];	/* of PEER_THREADS and PEER_CGI */
 };
 
 static struct peer *peers;	/* PEER_TABLE of them, mapped by peer_init */
@@ -93,10 +97,33 @@ peer_add(const struct sockaddr_storage *ss, unsigned char *key)
 		rc = -1;
 	else if (p->p_n++ == 0) {
 		memcpy(p->p_key, key, PEER_KEY);
-		p->p_threads = 0;
+		p->p_count[PEER_THREADS] = p->p_count[PEER_CGI] = 0;
 	}
 	pthread_mutex_unlock(&peer_lock);
 	return rc;
+}
+
+/* Adds delta to key's count of what, but not past max (0: no bound).
+ * Returns the count then, or -1 (nothing counted) at max.  Only an
+ * address with a connection open has an entry: what is counted ends
+ * before its connections do. */
+static int
+peer_count(const unsigned char *key, int what, int delta, int max)
+{
+	struct peer *p;
+	int *n, r = 0;
+
+	pthread_mutex_lock(&peer_lock);
+	p = peer_find(key);
+	if (p->p_n > 0) {	/* else none of its connections is open */
+		n = &p->p_count[what];
+		if (delta > 0 && max > 0 && *n >= max)
+			r = -1;
+		else if (*n + delta >= 0)
+			r = *n += delta;
+	}
+	pthread_mutex_unlock(&peer_lock);
+	return r;
 }
 
 /*
@@ -105,25 +132,22 @@ peer_add(const struct sockaddr_storage *ss, unsigned char *key)
  * HTTP/1 holds one thread per busy connection, HTTP/2 up to H2_THREADS,
  * and without this share one address's streams could take every thread
  * the server allows.  Returns 0, or -1 (nothing counted) when key has its
- * share running.  Only an address with a connection open has an entry;
- * its threads end before its connections do.
+ * share running.
  */
 int
 peer_thread(const unsigned char *key, int delta)
 {
-	struct peer *p;
-	int rc = 0;
+	return peer_count(key, PEER_THREADS, delta,
+	    CONFIG_MAX_CONNECTIONS_PER_IP) == -1 ? -1 : 0;
+}
 
-	pthread_mutex_lock(&peer_lock);
-	p = peer_find(key);
-	if (p->p_n > 0) {	/* else none of its connections is open */
-		if (delta > 0 && p->p_threads >= CONFIG_MAX_CONNECTIONS_PER_IP)
-			rc = -1;
-		else if (p->p_threads + delta >= 0)
-			p->p_threads += delta;
-	}
-	pthread_mutex_unlock(&peer_lock);
-	return rc;
+/* The places of the requests running a program (cgi.c): counted while
+ * each runs on a thread of a connection still open; an orphan's stop
+ * counting with its request. */
+int
+peer_cgi(const unsigned char *key, int delta)
+{
+	return peer_count(key, PEER_CGI, delta, 0);
 }
 
 /*

@@ -20,6 +20,9 @@ void	 peer_del(const unsigned char *);
 /* One of key's HTTP/2 stream threads starts (+1) or ends (-1).  Returns
  * 0, or -1 when the address has MAX_CONNECTIONS_PER_IP running. */
 int	 peer_thread(const unsigned char *, int);
+/* key's CGI_MAX places change by delta (0: asks).  Returns how many it
+ * holds then; 0 for an address with no connection open. */
+int	 peer_cgi(const unsigned char *, int);
 #else
 static inline int peer_init(void) { return 0; }
 static inline int
@@ -32,6 +35,13 @@ peer_add(const struct sockaddr_storage *ss, unsigned char *key)
 static inline void peer_del(const unsigned char *key) { (void)key; }
 static inline int
 peer_thread(const unsigned char *key, int delta)
+{
+	(void)key;
+	(void)delta;
+	return 0;
+}
+static inline int
+peer_cgi(const unsigned char *key, int delta)
 {
 	(void)key;
 	(void)delta;

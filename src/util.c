@@ -493,6 +493,31 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* *t, ms from now on the monotonic clock, for a condition made by
+ * cond_init_mono. */
+void
+abstime(struct timespec *t, long long ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += (time_t)(ms / 1000);
+	if ((t->tv_nsec += (long)(ms % 1000) * 1000000L) >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+/* A condition whose timed waits run on the monotonic clock. */
+void
+cond_init_mono(pthread_cond_t *cv)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 /* Formats an address, IPv4-mapped IPv6 ones as IPv4; "-" when unknown. */
 void
 addr_fmt(const struct sockaddr_storage *ss, char *out, size_t outsz)

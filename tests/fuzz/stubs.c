@@ -29,6 +29,14 @@ WEAK int h2_stream_wait(struct conn *c, int on)
     { (void)c; (void)on; UNREACHED(); }
 void h2_stream_poke(struct conn *);	/* the same */
 WEAK void h2_stream_poke(struct conn *c) { (void)c; UNREACHED(); }
+const unsigned char *h2_stream_peer(struct conn *);	/* the same */
+WEAK const unsigned char *h2_stream_peer(struct conn *c)
+    { (void)c; UNREACHED(); }
+WEAK const unsigned char *server_peer(const struct conn *c)
+    { (void)c; UNREACHED(); }
+int peer_cgi(const unsigned char *, int);	/* peer.h's, with the limit */
+WEAK int peer_cgi(const unsigned char *k, int d)
+    { (void)k; (void)d; UNREACHED(); }
 WEAK int server_thread(void *(*fn)(void *), void *arg)
     { (void)fn; (void)arg; UNREACHED(); }
 WEAK const char *mime_lookup(const char *s, size_t n)

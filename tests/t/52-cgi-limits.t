@@ -15,6 +15,7 @@ use Socket qw(SOL_SOCKET SO_RCVBUF pack_sockaddr_in inet_aton);
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest;
+use MrhttpdAttack qw(connect_from);
 use MrhttpdCGI qw(cgi_dir script spew slurp wait_for zombies children
 	pgrp_members exchange);
 
@@ -48,11 +49,13 @@ prog('detach-kids.sh', "printf 'Content-Type: text/plain\\n\\nkids\\n'\nexec >&-
 	. "(trap '' TERM; exec sleep 1000) &\nexec sleep 1000\n");
 prog('late.sh', "sleep 2\nprintf 'Content-Type: text/plain\\n\\nfirst %s\\n' \$(head -c 66000 | wc -c)\n"
 	. "printf 'rest %s\\n' \$(wc -c)\n");
-prog('linger.sh', "printf 'Content-Type: text/plain\\n\\nlinger\\n'\nexec >&- 2>&-\nsleep 3\n");
+prog('linger.sh', "printf 'Content-Type: text/plain\\n\\nlinger\\n'\nexec >&- 2>&-\nsleep 4\n");
 # and one whose output ended, left to the reaper, with a child that
 # ignores SIGTERM
 script("$bin/stop-orphan.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\nbye\\n'\n"
 	. "exec >&- 2>&-\n(trap '' TERM; exec sleep 44) &\nexec sleep 43\n");
+script("$bin/order.sh", "#!/bin/sh\necho \"\$QUERY_STRING\" >> '$run/order'\n"
+	. "printf 'Content-Type: text/plain\\n\\nok\\n'\n");
 script("$bin/quick.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\nContent-Length: 3\\n\\nok\\n'\n");
 
 sub pid_of {
@@ -273,7 +276,7 @@ $tm->run();
 	ok(gone($pg, 2 * $slow), 'client closed in the middle of its body: the program is gone');
 }
 
-# --- CGI_MAX=2: the third at once gets 503 and Retry-After ----------------------
+# --- CGI_MAX=2: the third waits for a place, 2 s at most, then 503 ---------------
 unlink glob "$run/*.pid";
 # the programs killed above have been reaped and their slots given back
 ok(wait_for(sub { !children($tm->pid) }, 3 * $slow), 'CGI_MAX=2: nothing running to begin with');
@@ -281,10 +284,12 @@ sleep 0.2;
 my @slow = map { send_req("GET /cgi-bin/slow.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") } 1 .. 2;
 ok(wait_for(sub { my @p = grep { $_->[2] =~ /slow\.sh/ } children($tm->pid); @p >= 2 }, 3 * $slow),
 	'CGI_MAX=2: two slow programs running');
-$r = exchange(head => "GET /cgi-bin/slow.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeout => 5);
-is($r->{status}, 503, 'CGI_MAX=2: a third at the same time: 503');
-like($r->{headers}{'retry-after'} // '', qr/^\d+$/, '... with Retry-After');
-ok($r->{done_at} < $slow, sprintf('... at once (%.2f s)', $r->{done_at}));
+# it got 503 at once; now it waits for the first place given back (slow.sh
+# sleeps 1.5 s), then runs its own 1.5 s
+$r = exchange(head => "GET /cgi-bin/slow.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+	timeout => 10 * $slow);
+is($r->{status}, 200, 'CGI_MAX=2: a third at the same time waits for a place: 200');
+ok($r->{done_at} > 2.5, sprintf('... after one of the two was done (%.2f s)', $r->{done_at}));
 my @ok = map { exchange(sock => $_, head => '', timeout => 10 * $slow) } @slow;
 is(join(',', map { $_->{status} } @ok), '200,200', 'CGI_MAX=2: the two running ones answer 200');
 # a slot is free once its program is reaped, a moment after its reply
@@ -303,6 +308,13 @@ is(join(',', map { $_->{status} } @ok), '200,200', 'CGI_MAX=2: the two running o
 {
 	my @s = map { send_req("GET /cgi-bin/sleep.sh HTTP/1.1\r\nHost: x\r\n\r\n") } 1 .. 2;
 	wait_for(sub { my @p = children($tm->pid); @p >= 2 }, 3 * $slow);
+	# no place comes free within CGI_PLACE_WAIT_MS: 503
+	my $r = exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n", timeout => 10 * $slow);
+	is($r->{status}, 503, 'CGI_MAX=2, both places held: a third gets 503');
+	like($r->{headers}{'retry-after'} // '', qr/^\d+$/, '... with Retry-After');
+	ok($r->{done_at} > 1.9 && $r->{done_at} < 2 + $slow,
+		sprintf('... after waiting 2 s for a place (%.2f s)', $r->{done_at}));
 	close $_ for @s;
 	ok(wait_for(sub { exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
 		. "Connection: close\r\n\r\n")->{status} == 200 }, 3 * $slow),
@@ -317,7 +329,8 @@ ok(wait_for(sub { !children($tm->pid) }, 3 * $slow), 'CGI_MAX=2: no child left')
 	is(join(',', map { $_->{body} // '' } @r), "linger\n,linger\n",
 		'CGI_MAX=2: two programs that run on past their output have answered');
 	is(exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
-		. "Connection: close\r\n\r\n")->{status}, 503, '... and still hold their places: 503');
+		. "Connection: close\r\n\r\n", timeout => 5 * $slow)->{status}, 503,
+		'... and still hold their places: 503');
 	ok(wait_for(sub { exchange(head => "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
 		. "Connection: close\r\n\r\n")->{status} == 200 }, 5 * $slow),
 		'... given back once they end');
@@ -374,6 +387,34 @@ ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 	ok(($r->{status} // 0) == 200 && ($r->{body} // '') =~ /read 40960 bytes/,
 		'... and the upload is not cut: 200, every byte read');
 	close $_ for $busy, $up;
+}
+ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
+
+# --- CGI_MAX=2: a place given back goes to the address that holds fewest ----------
+# Before, every request that found both places taken got 503 at once, so
+# an address that asked over and over took nearly every place given back
+# (measured with CGI_MAX=4: 12 connections from one address, 2 of 48
+# requests from another answered).  Now requests wait for a place, and
+# it goes to the waiter whose address holds fewest.  Here 127.0.0.1 holds
+# both places, one for 1.5 s and one for good, and asks for a third;
+# then 127.0.0.2 asks.  The first place given back goes to 127.0.0.2
+# although it asked later; the place that its program then gives back
+# goes to 127.0.0.1.
+{
+	sleep 0.2;
+	unlink "$run/order";
+	my $hold = send_req("GET /cgi-bin/sleep.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+	my $brief = send_req("GET /cgi-bin/slow.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	ok(wait_for(sub { children($tm->pid) >= 2 }, 3 * $slow), 'CGI_MAX=2: both places held by 127.0.0.1');
+	my $wa = send_req("GET /cgi-bin/order.sh?a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	sleep 0.2;
+	my $wb = connect_from('127.0.0.2', '127.0.0.1', $tm->port) or die "connect: $!";
+	http_send($wb, "GET /cgi-bin/order.sh?b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	my @st = map { exchange(sock => $_, head => '', timeout => 5 * $slow)->{status} // 0 } $wa, $wb;
+	is("@st", '200 200', '... both waiters get a place, none 503');
+	is(join(' ', split /\n/, slurp("$run/order") // ''), 'b a',
+		'... 127.0.0.2 first, though it asked after 127.0.0.1');
+	close $_ for $hold, $brief, $wa, $wb;
 }
 ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 

@@ -32,6 +32,9 @@
 #pragma weak server_wait
 #pragma weak server_waiting
 #pragma weak server_thread
+#pragma weak server_peer
+/* peer.c (MAX_CONNECTIONS_PER_IP) */
+#pragma weak peer_cgi
 /* the transport (transport.c; the rest are inlines over c_tr) */
 #pragma weak conn_copyfile
 /* body.c */
