@@ -2221,8 +2221,11 @@ h2_upgrade(struct conn *c, struct request *r, size_t headlen)
 		    strncasecmp(r->req_hdrs[i].h_name, "Upgrade", 7) == 0)
 			up = r->req_hdrs[i].h_value;
 		else if (r->req_hdrs[i].h_name_len == 14 &&
-		    strncasecmp(r->req_hdrs[i].h_name, "HTTP2-Settings", 14) == 0)
+		    strncasecmp(r->req_hdrs[i].h_name, "HTTP2-Settings", 14) == 0) {
+			if (set != NULL)
+				return 0;	/* more than one: RFC 7540 3.2.1 */
 			set = r->req_hdrs[i].h_value;
+		}
 	if (up == NULL || set == NULL ||
 	    (sn = settings_decode(set, sets, sizeof(sets))) < 0 ||
 	    settings_bad((const unsigned char *)sets, (size_t)sn))

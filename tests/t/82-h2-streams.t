@@ -453,6 +453,12 @@ SKIP: {
 			. "HTTP2-Settings: $_->[0]\r\n\r\n", timeout => 2);
 		is(substr($resp, 0, 13), $_->[1], "Upgrade: $_->[2]");
 	}
+	# RFC 9113 3.2.1 (RFC 7540 3.2.1): no upgrade when HTTP2-Settings comes
+	# more than once; it was upgraded with the last one
+	my $resp = http("GET /index.html HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+		. "HTTP2-Settings: $good\r\nHTTP2-Settings: $good\r\n\r\n", timeout => 2);
+	is(substr($resp, 0, 13), 'HTTP/1.1 200 ', 'Upgrade: HTTP2-Settings twice: no 101, HTTP/1.1 200');
 }
 
 # --- an HPACK decompression bomb ----------------------------------------------------
