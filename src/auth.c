@@ -3,6 +3,13 @@
  * by mkpasswd or openssl passwd -6), so that no password is kept in the
  * clear, in the binary or anywhere.  Read once at start-up, before the
  * jail; a change needs a restart.
+ *
+ * crypt(3) costs milliseconds on a PC and tens of them on a router's CPU,
+ * for every request of a page behind a login.  So a password that passed
+ * it is kept in memory a while (AUTH_SEEN_MS from that check, in one of
+ * AUTH_SEEN entries, wiped when it expires) and a request that brings it
+ * again is let in without crypt(3): it neither waits for another's
+ * crypt(3) nor takes the lock.  Only a right password gets in there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +22,7 @@
 #include "auth.h"
 
 enum { AUTH_FILE_MAX = 65536, AUTH_USERS_MAX = 256 };
+enum { AUTH_SEEN = 8, AUTH_SEEN_MS = 5 * 60 * 1000, AUTH_SEEN_PASS = 128 };
 
 static struct {
 	const char	*u_name;
@@ -24,6 +32,15 @@ static int nusers;
 /* crypt(3) keeps its result in static storage in glibc and musl alike.
  * Only requests that check a password take this lock. */
 static pthread_mutex_t crypt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Passwords that passed crypt(3) lately, under seen_lock. */
+static struct seen {
+	long long	 s_until;	/* 0: free */
+	int		 s_user;
+	size_t		 s_len;
+	char		 s_pass[AUTH_SEEN_PASS];
+} seen[AUTH_SEEN];
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int
 auth_load(const char *prefix)
@@ -71,6 +88,71 @@ auth_load(const char *prefix)
 	return 0;
 }
 
+/* Splits "Basic user:password" into cred: the user's index (nusers when
+ * unknown) and *pass, or -1 when it is none of that.  A NUL would cut
+ * the password short: "secret\0junk" is no secret. */
+static int
+auth_parse(const char *v, char *cred, size_t n, char **pass)
+{
+	ssize_t len;
+	int u;
+
+	if (v == NULL || nusers == 0 || strncasecmp(v, "Basic ", 6) != 0 ||
+	    (len = base64_decode(v + 6, cred, n)) < 0 ||
+	    strlen(cred) != (size_t)len || (*pass = strchr(cred, ':')) == NULL)
+		return -1;
+	*(*pass)++ = '\0';
+	for (u = 0; u < nusers; u++)
+		if (strcmp(users[u].u_name, cred) == 0)
+			break;
+	return u;
+}
+
+/* Did user u's pass pass crypt(3) lately (1)?  With add, it just did:
+ * kept, in a free entry or the oldest.  Expired entries are wiped. */
+static int
+seen_pass(int u, const char *pass, int add)
+{
+	long long now = now_ms();
+	size_t n = strlen(pass);
+	struct seen *e, *old = &seen[0];
+	int hit = 0;
+
+	if (n >= AUTH_SEEN_PASS)
+		return 0;	/* not kept: crypt(3) each time */
+	pthread_mutex_lock(&seen_lock);
+	for (e = seen; e < seen + AUTH_SEEN; e++) {
+		if (e->s_until != 0 && e->s_until <= now)
+			explicit_bzero(e, sizeof(*e));
+		if (e->s_until < old->s_until)
+			old = e;
+		/* the time taken depends on the kept length alone */
+		if (e->s_until != 0 && e->s_user == u &&
+		    ct_equal(pass, n, e->s_pass, e->s_len))
+			hit = 1;
+	}
+	if (add && !hit) {
+		memcpy(old->s_pass, pass, n);
+		old->s_len = n;
+		old->s_user = u;
+		old->s_until = now + AUTH_SEEN_MS;
+	}
+	pthread_mutex_unlock(&seen_lock);
+	return hit;
+}
+
+const char *
+auth_file_seen(const char *v)
+{
+	char cred[512], *pass;
+	int u, ok;
+
+	u = auth_parse(v, cred, sizeof(cred), &pass);
+	ok = u >= 0 && u < nusers && seen_pass(u, pass, 0);
+	explicit_bzero(cred, sizeof(cred));
+	return ok ? users[u].u_name : NULL;
+}
+
 /*
  * Checks "Basic user:password" against AUTH_FILE.  Returns the user's
  * name (kept for good), or NULL.  An unknown user costs the same crypt(3)
@@ -82,18 +164,10 @@ auth_file_check(const char *v)
 {
 	char cred[512], *pass, *h;
 	const char *hash;
-	ssize_t n;
 	int u, ok = 0;
 
-	/* a NUL would cut the password short: "secret\0junk" is no secret */
-	if (v == NULL || nusers == 0 || strncasecmp(v, "Basic ", 6) != 0 ||
-	    (n = base64_decode(v + 6, cred, sizeof(cred))) < 0 ||
-	    strlen(cred) != (size_t)n || (pass = strchr(cred, ':')) == NULL)
+	if ((u = auth_parse(v, cred, sizeof(cred), &pass)) < 0)
 		return NULL;
-	*pass++ = '\0';
-	for (u = 0; u < nusers; u++)
-		if (strcmp(users[u].u_name, cred) == 0)
-			break;
 	hash = users[u < nusers ? u : 0].u_hash;
 	pthread_mutex_lock(&crypt_lock);
 	h = crypt(pass, hash);
@@ -102,6 +176,8 @@ auth_file_check(const char *v)
 	    strlen(hash)))
 		ok = u < nusers;
 	pthread_mutex_unlock(&crypt_lock);
+	if (ok)
+		(void)seen_pass(u, pass, 1);
 	explicit_bzero(cred, sizeof(cred));
 	return ok ? users[u].u_name : NULL;
 }

@@ -273,10 +273,12 @@ route_authorized(struct request *r, enum route rt)
 		return 1;
 	if (ENABLE_AUTH_FILE && got != NULL &&
 	    strncasecmp(got, "Basic ", 6) == 0) {
-		/* crypt(3) takes milliseconds, known user or not */
-		if (server_yield() != 0)
+		/* crypt(3) takes milliseconds, known user or not, unless
+		 * the password passed it lately */
+		if ((user = auth_file_seen(got)) == NULL &&
+		    server_yield() != 0)
 			return -503;
-		if ((user = auth_file_check(got)) != NULL) {
+		if (user != NULL || (user = auth_file_check(got)) != NULL) {
 			r->req_user = user;
 			r->req_auth_type = "Basic";
 			return 1;
