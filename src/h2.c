@@ -148,6 +148,7 @@ struct h2 {
 	int		 h_efd;		/* threads wake the driver; -1: none yet */
 	int		 h_threads;	/* running, under h_lock */
 	int		 h_waiting;	/* of them, waiting for the client (waits) */
+	int		 h_again;	/* the driver's wait for it goes on */
 	int		 h_fds;		/* descriptors of h2s_own, driver's only */
 	unsigned	 h_moved, h_seen;	/* streams begun and DATA sent;
 						 * at the last park */
@@ -1990,12 +1991,15 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
 	pthread_mutex_lock(&h->h_lock);
 	client = !eof && h->h_threads > 0 && h->h_waiting == h->h_threads;
 	pthread_mutex_unlock(&h->h_lock);
-	if (client && server_waiting(c, 1) == -1)
+	if (client && server_waiting(c, h->h_again ? 2 : 1) == -1)
 		return -1;
 	r = poll(p, 2, h->h_later != NULL && h->h_threads < H2_THREADS ?
 	    H2_RETRY_MS : -1);
 	if (r > 0 && (p[1].revents & POLLIN))
 		(void)!read(h->h_efd, &v, sizeof(v));
+	/* nothing from the client: a wait marked next goes on from this
+	 * one, not cut last for looking again every H2_RETRY_MS */
+	h->h_again = client && (r == 0 || p[0].revents == 0);
 	if (client && server_waiting(c, 0) == -1)
 		return -1;
 	return r < 0 ? 0 : r;
@@ -2085,6 +2089,7 @@ h2_serve(struct conn *c)
 				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
 				h2_due(h, c);
 				h->h_out = NULL;
+				h->h_again = 0;	/* a wait after this is new */
 				return 1;
 			}
 		}

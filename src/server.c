@@ -588,7 +588,8 @@ wait_mark(struct conn *c, int on, int r)
 	if (on) {
 		if (s == NULL)
 			return 0;
-		since_set(s);
+		if (on == 1)	/* 2: the same wait, marked again */
+			since_set(s);
 		/* input noted while it was served (PENDING), or reported
 		 * while it waits (next_conn), is read before it parks */
 		if (__atomic_exchange_n(&s->s_state, SLOT_WAITING,
@@ -629,7 +630,8 @@ server_wait(struct conn *c, short events, int ms)
 }
 
 /* The same mark for a thread that polls more than the socket (a
- * program's pump, while it waits for more of the body as well). */
+ * program's pump, while it waits for more of the body as well); on 2
+ * marks again a wait that went on, keeping the time it began. */
 int
 server_waiting(struct conn *c, int on)
 {

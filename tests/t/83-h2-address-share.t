@@ -254,6 +254,49 @@ $t->stop();
 	$t2->stop();
 }
 
+# --- a connection waiting for its address's share keeps its place in line --------
+# MAX_CONNECTIONS=2, MAX_CONNECTIONS_PER_IP=1.  127.0.0.50's HTTP/2
+# connection runs one upload whose body stalls, and asks for a second
+# program, which waits for the address's one thread.  Its driver looked
+# again every H2_RETRY_MS (100 ms) and marked its wait for the client
+# anew each time, so it was always the wait that began last: a newcomer
+# cut 127.0.0.51's HTTP/1 upload, which stalled later, instead.  Now a
+# wait that goes on keeps the time it began, and the older one is cut.
+{
+	my $t4 = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
+		CGI_DIR => "$dir/cgi-bin", MAX_CONNECTIONS => 2,
+		MAX_CONNECTIONS_PER_IP => 1 });
+	$t4->run;
+	$port = $t4->port;
+	my $h2 = open_from('127.0.0.50');
+	http_send($h2, h2_frame(H2_HEADERS, 4, 1, h2_block(':method' => 'POST',
+		':scheme' => 'http', ':path' => '/cgi-bin/reads.sh',
+		':authority' => 'localhost', 'content-length' => '100'))
+		. h2_frame(H2_DATA, 0, 1, 'x') . h2_headers(3, '/cgi-bin/fast.sh'));
+	sleep 0.5;
+	my $h1 = connect_from('127.0.0.51', '127.0.0.1', $port, 5) or die "connect: $!";
+	http_send($h1, "POST /cgi-bin/reads.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Content-Length: 100\r\n\r\nx");
+	ok(wait_for(sub { (grep { $_->[2] =~ /reads\.sh/ } children($t4->pid)) >= 2 }, 5),
+		'MAX_CONNECTIONS=2: an HTTP/2 upload, a stream behind it, and an HTTP/1 upload wait');
+	sleep 0.5;
+	my $p = connect_from('127.0.0.52', '127.0.0.1', $port, 5) or die "connect: $!";
+	http_send($p, "GET /cgi-bin/fast.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	my ($got, $sel) = ('', IO::Select->new($p));
+	my $t0 = time;
+	while (time - $t0 < 5 && $sel->can_read(5 - (time - $t0))) {
+		last unless sysread($p, $got, 4096, length $got);
+	}
+	like($got, qr/^HTTP\/1\.1 200 /, 'a newcomer is served');
+	my (undef, $h2gone) = h2_read($h2, 0.5);
+	my $h1sel = IO::Select->new($h1);
+	my $h1gone = $h1sel->can_read(0.5) && !sysread($h1, my $x, 4096) ? 1 : 0;
+	is(($h2gone ? 1 : 0) . ' ' . $h1gone, '1 0',
+		'... for it, the HTTP/2 wait that began first was cut, not the HTTP/1 one');
+	close $_ for $p, $h1, $h2;
+	$t4->stop();
+}
+
 # --- CGI_MAX: a stream's body that never comes is cut for a newcomer -------------
 # CGI_MAX=2, both places held by programs whose bodies stall after one
 # byte, on streams of two connections: a third program got 503.  Now the
