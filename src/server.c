@@ -756,7 +756,7 @@ static int
 accept_client(int lfd, struct sockaddr_storage *peer, unsigned char *key)
 {
 	socklen_t len = sizeof(*peer);
-	int fd, spent = 0;
+	int fd, e, spent = 0;
 
 	fd = accept4(lfd, (struct sockaddr *)peer, &len,
 	    SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -770,8 +770,15 @@ accept_client(int lfd, struct sockaddr_storage *peer, unsigned char *key)
 		    SOCK_CLOEXEC | SOCK_NONBLOCK);
 	}
 	if (fd == -1) {
-		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-		    errno == ENOMEM)
+		e = errno;
+		/* with no spare to give up (another took the descriptors a
+		 * cut gave back first), someone must still pay for the
+		 * next try, or nothing frees one before a timeout */
+		if ((e == EMFILE || e == ENFILE) && !spent) {
+			(void)server_shed_idle();
+			errno = e;	/* for accept_pause's warning */
+		}
+		if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM)
 			accept_pause();
 		else if (server_stopping())
 			listener_update();

@@ -297,6 +297,53 @@ $t->stop();
 	$t4->stop();
 }
 
+# --- out of descriptors, with no spare left to give up ------------------------------
+# RLIMIT_NOFILE 64.  12 HTTP/2 connections from one address hold their
+# window at zero and ask for 90 files each: their streams hold every
+# descriptor.  The listener's spare was given up for one of them and a
+# cut's descriptors went to the attacker's streams before it was taken
+# back; then each accept failed with EMFILE and only paused, nothing was
+# cut, and a newcomer waited until the streams timed out (no answer in
+# 60 s here, in most runs).  Now a failed accept with no spare cuts the
+# longest wait for a slow client, as a file lookup does.
+{
+	my $t5 = MrhttpdTest->new(conf => { HTTP2 => 1, MAX_CONNECTIONS => 16 });
+	$t5->write_file("f$_.bin", 'f' x 100_000) for 1 .. 100;
+	$t5->write_file('index.html', "index\n");
+	$t5->allow_log(qr/Too many open files/);
+	$t5->run({ nofile => 64 });
+	$port = $t5->port;
+	my @hold;
+	for my $c (1 .. 12) {
+		my $s = connect_from('127.0.0.60', '127.0.0.1', $port, 5) or last;
+		http_send($s, h2_preface() . h2_settings(4 => 0)
+			. join('', map { h2_headers(2 * $_ - 1, "/f$_.bin") } 1 .. 90));
+		push @hold, $s;
+		sleep 0.05;
+	}
+	sleep 1;
+	my ($st, $t0) = ('', time);
+	while (time - $t0 < 10 && $st !~ / 200$/) {
+		my $p = connect_from('127.0.0.61', '127.0.0.1', $port, 5) or last;
+		http_send($p, "GET /index.html HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+		my ($got, $sel) = ('', IO::Select->new($p));
+		my $t1 = time;
+		while (time - $t1 < 2 && $sel->can_read(2 - (time - $t1))) {
+			last unless sysread($p, $got, 4096, length $got);
+		}
+		($st) = $got =~ /^(HTTP\/1\.1 \d+)/;
+		$st //= 'nothing';
+		note(sprintf("probe at %.1f s: %s", time - $t0, $st));
+		close $p;
+		sleep 0.5 unless $st =~ / 200$/;
+	}
+	like($st, qr/ 200$/, sprintf('12 zero-window connections under RLIMIT_NOFILE 64: '
+		. 'a newcomer is served (%.1f s)', time - $t0));
+	close $_ for @hold;
+	ok($t5->alive, 'the server is still up');
+	$t5->stop();
+}
+
 # --- CGI_MAX: a stream's body that never comes is cut for a newcomer -------------
 # CGI_MAX=2, both places held by programs whose bodies stall after one
 # byte, on streams of two connections: a third program got 503.  Now the
