@@ -62,6 +62,7 @@ enum {
 	H2_NV = MAX_HEADERS + 8,
 	H2_THREADS = 8,		/* streams on threads at once, a connection */
 	H2_RETRY_MS = 100,	/* a stream waits for its address's share */
+	H2_GRACE_MS = 1000,	/* past HTTP2_IDLE_TIMEOUT, for the threads' */
 	H2_CUTS = 4,		/* waits cut at once (h2_cut) */
 	/* files the streams answered on the driver may keep open at once,
 	 * a connection (h2s_own): past that a file is answered on a thread
@@ -150,9 +151,10 @@ struct h2 {
 	int		 h_waiting;	/* of them, waiting for the client (waits) */
 	int		 h_again;	/* the driver's wait for it goes on */
 	int		 h_fds;		/* descriptors of h2s_own, driver's only */
-	unsigned	 h_moved, h_seen;	/* streams begun and DATA sent;
-						 * at the last park */
-	long long	 h_progress;	/* when h_moved last moved, seen parking */
+	unsigned	 h_moved, h_seen;	/* streams begun, DATA sent
+						 * and body DATA come; when
+						 * last looked at (h2_seen) */
+	long long	 h_progress;	/* when h_moved was seen to move */
 	int		 h_ctrl;	/* control frames left this second */
 	long long	 h_ctrl_at;
 	int		 h_fail;	/* a write failed */
@@ -1756,6 +1758,7 @@ h2_data(nghttp2_session *ses, uint8_t flags, int32_t id, const uint8_t *p,
 
 	(void)flags;
 	if (s != NULL && s->s_body) {
+		h->h_moved++;	/* a body coming is progress */
 		pthread_mutex_lock(&h->h_lock);
 		if (s->s_done == 0)
 			kept = h2s_buffer(h, s, p, n);
@@ -1963,18 +1966,29 @@ h2_end(struct conn *c)
 	h2_free(c);
 }
 
+/* Notes when h_moved moved, as of now. */
+static void
+h2_seen(struct h2 *h)
+{
+	if (h->h_moved != h->h_seen) {
+		h->h_seen = h->h_moved;
+		h->h_progress = now_ms();
+	}
+}
+
 /*
  * Waits for input, or for a stream's thread.  The driver has handed the
- * turn on already (h2s_spawn).  No time-out: a thread's every wait is
- * bounded (CGI_TIMEOUT, REQUEST_TIMEOUT for a body, HTTP2_IDLE_TIMEOUT
- * for a body that does not move), and once none runs the connection is
- * parked, where the sweep applies HTTP2_IDLE_TIMEOUT.  But for a stream
- * that waits for its address's share (peer_thread): the threads of the
- * address's other connections end without a word to this one, so it
- * looks again every H2_RETRY_MS.  While every thread waits for the
- * client (slow bodies, unread replies), the connection waits for its
- * client as an HTTP/1 one in server_wait does, and can be cut for a
- * newcomer as that one can: -1 then.
+ * turn on already (h2s_spawn).  A thread's every wait is bounded
+ * (CGI_TIMEOUT, REQUEST_TIMEOUT for a body, HTTP2_IDLE_TIMEOUT for a
+ * body that does not move), and once none runs the connection is parked,
+ * where the sweep applies HTTP2_IDLE_TIMEOUT.  A stream that waits for
+ * its address's share (peer_thread) is looked at again every
+ * H2_RETRY_MS: the threads of the address's other connections end
+ * without a word to this one.  While every thread waits for the client
+ * (slow bodies, unread replies), the connection waits for its client as
+ * an HTTP/1 one in server_wait does, and can be cut for a newcomer as
+ * that one can; and it ends at HTTP2_IDLE_TIMEOUT from its last progress
+ * (h2_seen), as a parked one does: -1 then.
  */
 static int
 h2_wait(struct h2 *h, struct conn *c, int eof)
@@ -1984,17 +1998,35 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
 		{ .fd = h->h_efd, .events = POLLIN },
 	};
 	uint64_t v;
-	int r, client;
+	long long left;
+	int r, client, ms;
 
 	if (!eof && conn_pending(c))
 		return 1;
 	pthread_mutex_lock(&h->h_lock);
 	client = !eof && h->h_threads > 0 && h->h_waiting == h->h_threads;
 	pthread_mutex_unlock(&h->h_lock);
+	ms = h->h_later != NULL && h->h_threads < H2_THREADS ? H2_RETRY_MS : -1;
+	if (client && !h->h_goaway) {
+		/* HTTP2_IDLE_TIMEOUT from the last progress, as parked: each
+		 * thread's own wait starts afresh, and would let the streams
+		 * queued behind them wait as long again, wave after wave.
+		 * The threads' own time-outs come first (H2_GRACE_MS): a
+		 * stream of theirs is reset, as it was */
+		h2_seen(h);
+		if ((left = h->h_progress + CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL +
+		    H2_GRACE_MS - now_ms()) <= 0) {
+			(void)nghttp2_session_terminate_session(h->h_ses,
+			    NGHTTP2_NO_ERROR);
+			h->h_goaway = 1;	/* sent, then the end */
+			return 1;
+		}
+		if (ms == -1 || left < ms)
+			ms = (int)left;
+	}
 	if (client && server_waiting(c, h->h_again ? 2 : 1) == -1)
 		return -1;
-	r = poll(p, 2, h->h_later != NULL && h->h_threads < H2_THREADS ?
-	    H2_RETRY_MS : -1);
+	r = poll(p, 2, ms);
 	if (r > 0 && (p[1].revents & POLLIN))
 		(void)!read(h->h_efd, &v, sizeof(v));
 	/* nothing from the client: a wait marked next goes on from this
@@ -2015,10 +2047,9 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
 static void
 h2_due(struct h2 *h, struct conn *c)
 {
-	if (h->h_moved != h->h_seen || h->h_streams == NULL) {
-		h->h_seen = h->h_moved;
+	h2_seen(h);
+	if (h->h_streams == NULL)
 		h->h_progress = now_ms();
-	}
 	c->c_due = h->h_streams == NULL ? 0 :
 	    h->h_progress + CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL;
 }

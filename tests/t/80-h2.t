@@ -361,6 +361,23 @@ flood('SETTINGS flood: 5,000 SETTINGS', h2_settings(3 => 100) x 5000, 11);
 	close $c;
 }
 
+# and if the window never opens: HTTP2_IDLE_TIMEOUT from the last
+# progress ends the connection, as if it were parked.  Each thread's
+# wait began afresh, so the streams queued behind the first eight threads
+# waited as long again, wave after wave (41 streams: 15 s; the helper's
+# 100 at a 60 s time-out: 780 s, holding 8 threads and their files)
+{
+	my $c = h2_open($port, 4 => 0);
+	http_send($c, join '', map { h2_headers(2 * $_ + 1, '/page.html') } 0 .. 40);
+	my $t0 = time;
+	my ($fr, $closed) = h2_read($c, 20);
+	my $el = time - $t0;
+	ok($closed && defined h2_goaway($fr) && !grep({ $_->{type} == H2_DATA } @$fr)
+		&& $el < 6, sprintf('41 files, a zero window never opened: GOAWAY and '
+		. 'closed after %.1f s (HTTP2_IDLE_TIMEOUT 3 s)', $el));
+	close $c;
+}
+
 # the same for a program's output, produced on a thread: the thread gives
 # up after HTTP2_IDLE_TIMEOUT without progress and the stream is reset
 {
