@@ -773,8 +773,11 @@ accept_client(int lfd, struct sockaddr_storage *peer, unsigned char *key)
 		e = errno;
 		/* with no spare to give up (another took the descriptors a
 		 * cut gave back first), someone must still pay for the
-		 * next try, or nothing frees one before a timeout */
-		if ((e == EMFILE || e == ENFILE) && !spent) {
+		 * next try, or nothing frees one before a timeout; only
+		 * where a slow client can hold more than its socket and a
+		 * file (server_shed_idle) */
+		if ((ENABLE_BODIES || ENABLE_HTTP2) &&
+		    (e == EMFILE || e == ENFILE) && !spent) {
 			(void)server_shed_idle();
 			errno = e;	/* for accept_pause's warning */
 		}
