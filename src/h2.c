@@ -116,7 +116,8 @@ struct h2s {
 	int		 s_inflight;	/* a no-copy frame is being sent */
 	int		 s_done;	/* the thread has ended */
 	int		 s_cut;		/* its wait for the client was cut */
-	int		 s_waits;	/* in waits (under h_lock and waits_lock) */
+	int		 s_waits;	/* in waits (2: for its body), under
+					 * h_lock and waits_lock */
 	struct h2s	*s_wnext, **s_wprev;	/* there, under waits_lock */
 	size_t		 s_ack;		/* body bytes read, to acknowledge */
 	size_t		 s_free;	/* body bytes that came before it had a
@@ -149,6 +150,7 @@ struct h2 {
 	int		 h_efd;		/* threads wake the driver; -1: none yet */
 	int		 h_threads;	/* running, under h_lock */
 	int		 h_waiting;	/* of them, waiting for the client (waits) */
+	int		 h_bodywait;	/* of them, for a request body */
 	int		 h_again;	/* the driver's wait for it goes on */
 	int		 h_fds;		/* descriptors of h2s_own, driver's only */
 	unsigned	 h_moved, h_seen;	/* streams begun, DATA sent
@@ -207,6 +209,7 @@ h2s_unlist(struct h2s *s)
 		s->s_wnext->s_wprev = s->s_wprev;
 	else
 		waits_tail = s->s_wprev;
+	s->s_h2->h_bodywait -= s->s_waits == 2;
 	s->s_waits = 0;
 	s->s_h2->h_waiting--;
 }
@@ -220,8 +223,9 @@ h2s_waiting(struct h2s *s, int on)
 		return;
 	pthread_mutex_lock(&waits_lock);
 	h2s_unlist(s);
-	if ((s->s_waits = on && !s->s_cut)) {
+	if ((s->s_waits = !s->s_cut ? on : 0) != 0) {
 		s->s_h2->h_waiting++;
+		s->s_h2->h_bodywait += on == 2;
 		s->s_wnext = NULL;
 		s->s_wprev = waits_tail;
 		*waits_tail = s;
@@ -1447,7 +1451,7 @@ h2s_wait(struct conn *c, short events, int ms)
 		return -1;
 	abstime(&t, ms);
 	pthread_mutex_lock(&h->h_lock);
-	h2s_waiting(s, 1);
+	h2s_waiting(s, 2);	/* for the body */
 	while (!h2s_ready_locked(s) && !s->s_cut &&
 	    pthread_cond_timedwait(&s->s_cond, &h->h_lock, &t) == 0)
 		;
@@ -1481,7 +1485,7 @@ h2_stream_wait(struct conn *c, int on)
 	int r;
 
 	pthread_mutex_lock(&s->s_h2->h_lock);
-	h2s_waiting(s, on);
+	h2s_waiting(s, on ? 2 : 0);	/* for the body */
 	r = s->s_cut ? -1 : 0;
 	pthread_mutex_unlock(&s->s_h2->h_lock);
 	return r;
@@ -1998,13 +2002,16 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
 		{ .fd = h->h_efd, .events = POLLIN },
 	};
 	uint64_t v;
-	long long left;
+	long long left, idle = CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL;
 	int r, client, ms;
 
 	if (!eof && conn_pending(c))
 		return 1;
 	pthread_mutex_lock(&h->h_lock);
 	client = !eof && h->h_threads > 0 && h->h_waiting == h->h_threads;
+	/* a wait for a body has REQUEST_TIMEOUT of its own */
+	if (h->h_bodywait > 0 && CONFIG_REQUEST_TIMEOUT * 1000LL > idle)
+		idle = CONFIG_REQUEST_TIMEOUT * 1000LL;
 	pthread_mutex_unlock(&h->h_lock);
 	ms = h->h_later != NULL && h->h_threads < H2_THREADS ? H2_RETRY_MS : -1;
 	if (client && !h->h_goaway) {
@@ -2014,8 +2021,8 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
 		 * The threads' own time-outs come first (H2_GRACE_MS): a
 		 * stream of theirs is reset, as it was */
 		h2_seen(h);
-		if ((left = h->h_progress + CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL +
-		    H2_GRACE_MS - now_ms()) <= 0) {
+		if ((left = h->h_progress + idle + H2_GRACE_MS - now_ms()) <=
+		    0) {
 			(void)nghttp2_session_terminate_session(h->h_ses,
 			    NGHTTP2_NO_ERROR);
 			h->h_goaway = 1;	/* sent, then the end */

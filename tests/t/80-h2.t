@@ -378,6 +378,25 @@ flood('SETTINGS flood: 5,000 SETTINGS', h2_settings(3 => 100) x 5000, 11);
 	close $c;
 }
 
+# but a wait for a request body has REQUEST_TIMEOUT (30 s here) from its
+# last byte, longer than HTTP2_IDLE_TIMEOUT (3 s): an upload that pauses
+# 5 s is not ended by the connection's time-out (it was, with GOAWAY at
+# 4 s, once that applied to every wait of the threads)
+{
+	my $c = h2_open($port);
+	http_send($c, h2_frame(H2_HEADERS, 4, 1, h2_block(':method' => 'POST',
+		':scheme' => 'http', ':path' => '/cgi-bin/env.sh',
+		':authority' => 'localhost', 'content-length' => '10'))
+		. h2_frame(H2_DATA, 0, 1, 'abcde'));
+	my (undef, $closed) = h2_read($c, 5);
+	http_send($c, h2_frame(H2_DATA, 1, 1, 'fghij')) unless $closed;
+	my ($fr) = h2_read($c, 5, sub { $_[0]{type} == H2_DATA && $_[0]{flags} & 1 });
+	my $body = join '', map { $_->{payload} } grep { $_->{type} == H2_DATA } @$fr;
+	like($body, qr/LEN=10 BODY=abcdefghij/, 'an upload that pauses 5 s, past '
+		. 'HTTP2_IDLE_TIMEOUT but not REQUEST_TIMEOUT: its program answers');
+	close $c;
+}
+
 # the same for a program's output, produced on a thread: the thread gives
 # up after HTTP2_IDLE_TIMEOUT without progress and the stream is reset
 {
