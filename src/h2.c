@@ -152,6 +152,7 @@ struct h2 {
 	int		 h_waiting;	/* of them, waiting for the client (waits) */
 	int		 h_bodywait;	/* of them, for a request body */
 	int		 h_again;	/* the driver's wait for it goes on */
+	unsigned	 h_marked;	/* h_moved when it was marked */
 	int		 h_fds;		/* descriptors of h2s_own, driver's only */
 	unsigned	 h_moved, h_seen;	/* streams begun, DATA sent
 						 * and body DATA come; when
@@ -2031,8 +2032,11 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
 		if (ms == -1 || left < ms)
 			ms = (int)left;
 	}
-	if (client && server_waiting(c, h->h_again ? 2 : 1) == -1)
+	/* the same wait: nothing from the client, nothing moved */
+	if (client && server_waiting(c, h->h_again && h->h_marked ==
+	    h->h_moved ? 2 : 1) == -1)
 		return -1;
+	h->h_marked = h->h_moved;
 	r = poll(p, 2, ms);
 	if (r > 0 && (p[1].revents & POLLIN))
 		(void)!read(h->h_efd, &v, sizeof(v));
