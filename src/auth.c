@@ -1,13 +1,14 @@
 /*
  * auth.c - AUTH_FILE: lines of "user:hash" with crypt(3) hashes (as made
- * by mkpasswd or openssl passwd -6), so that no password is kept in the
- * clear, in the binary or anywhere.  Read once at start-up, before the
+ * by mkpasswd or openssl passwd -6), so that no password is stored in
+ * the clear, in the binary or on disk.  Read once at start-up, before the
  * jail; a change needs a restart.
  *
  * crypt(3) costs milliseconds on a PC and tens of them on a router's CPU,
  * for every request of a page behind a login.  So a password that passed
  * it is kept in memory a while (AUTH_SEEN_MS from that check, in one of
- * AUTH_SEEN entries, wiped when it expires) and a request that brings it
+ * AUTH_SEEN entries; once expired, wiped by the next check that looks,
+ * or when replaced) and a request that brings it
  * again is let in without crypt(3): it neither waits for another's
  * crypt(3) nor takes the lock.  Only a right password gets in there.
  */
@@ -132,6 +133,7 @@ seen_pass(int u, const char *pass, int add)
 			hit = 1;
 	}
 	if (add && !hit) {
+		explicit_bzero(old, sizeof(*old));	/* a longer one's tail */
 		memcpy(old->s_pass, pass, n);
 		old->s_len = n;
 		old->s_user = u;
