@@ -215,11 +215,16 @@ h2s_unlist(struct h2s *s)
 	s->s_h2->h_waiting--;
 }
 
-/* s's thread begins a wait for its client (1), or ends it (0).  Under
- * its h_lock. */
+/* s's thread begins a wait for its client (1; 2 for its body), or ends
+ * it (0).  Under its h_lock.  The wait that makes every thread of the
+ * connection wait wakes the driver, which may have looked before it and
+ * polls without a time-out (h2_wait). */
 static void
 h2s_waiting(struct h2s *s, int on)
 {
+	struct h2 *h = s->s_h2;
+	int all = h->h_waiting == h->h_threads;
+
 	if (!on && !s->s_waits)
 		return;
 	pthread_mutex_lock(&waits_lock);
@@ -233,6 +238,8 @@ h2s_waiting(struct h2s *s, int on)
 		waits_tail = &s->s_wnext;
 	}
 	pthread_mutex_unlock(&waits_lock);
+	if (on && !all && h->h_waiting == h->h_threads)
+		h2_wake(h);
 }
 
 /* More of the body is there, or its wait was cut: its thread, should it
