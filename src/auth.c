@@ -8,9 +8,9 @@
  * for every request of a page behind a login.  So a password that passed
  * it is kept in memory a while (AUTH_SEEN_MS from that check, in one of
  * AUTH_SEEN entries; once expired, wiped by the next check that looks,
- * or when replaced) and a request that brings it
- * again is let in without crypt(3): it neither waits for another's
- * crypt(3) nor takes the lock.  Only a right password gets in there.
+ * or when replaced) and a request that brings it again is let in without
+ * crypt(3): it neither waits for another's crypt(3) nor takes its lock.
+ * Only a right password gets in there.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -2059,8 +2059,8 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
  * The connection parks.  With a stream still open (an answer the client's
  * window holds back, a request not yet whole), the sweep ends it at
  * HTTP2_IDLE_TIMEOUT from its last progress (a stream begun, DATA sent,
- * a body's DATA come): frames that move nothing, PINGs, do not keep it.  Else it is idle, and
- * the sweep counts from now.
+ * a body's DATA come): frames that move nothing, PINGs, do not keep it.
+ * Else it is idle, and the sweep counts from now.
  */
 static void
 h2_due(struct h2 *h, struct conn *c)
