@@ -46,7 +46,11 @@ open_dirs(char *path, int create, char **last)
 	for (comp = path + 1; (slash = strchr(comp, '/')) != NULL;
 	    comp = slash + 1) {
 		*slash = '\0';
-		if (create && mkdirat(dfd, comp, 0755) == -1 && errno != EEXIST)
+		/* a directory made is synced into its parent at once: the
+		 * upload's own sync reaches its last directory only */
+		if (create && mkdirat(dfd, comp, 0755) == 0)
+			(void)fsync(dfd);
+		else if (create && errno != EEXIST)
 			goto fail;
 		fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
@@ -263,9 +267,9 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		goto abort;
 	}
 	/* the new name on the disk too before the client hears of it: a
-	 * router's power goes without warning (a directory made for it is
-	 * not synced; its entry comes back with its parent's next sync).
-	 * The lock first: other commits need not wait for the disk */
+	 * router's power goes without warning (directories made for it were
+	 * synced by open_dirs).  The lock first: other commits need not
+	 * wait for the disk */
 	(void)flock(dfd, LOCK_UN);
 	(void)fsync(dfd);
 	close(fd);
@@ -364,6 +368,10 @@ upload_delete(struct conn *c, struct request *r, struct reply *rp)
 	    errno_status(errno, 1) : file_preconditions(r, &st);
 	if (rc == 0 && remove_tree(dfd, name, 0) == -1)
 		rc = errno_status(errno, 1);
+	/* gone on the disk too before the 204, as an upload is there */
+	(void)flock(dfd, LOCK_UN);
+	if (rc == 0)
+		(void)fsync(dfd);
 	close(dfd);
 	if (rc != 0)
 		return response_error(c, r, rp, rc);

@@ -337,16 +337,20 @@ my $url = "http://127.0.0.1:$port";
 # The body was synced, then renamed into place, and the answer sent: the
 # rename lived in the directory's cache only, so a power cut after the
 # 201 could bring back the old file, or none.  The directory is synced
-# now.  Seen with strace attached to the server.
+# now.  So are the directories a PUT makes (only the last one was: its
+# parent's entry for it could go, and the file with it) and the directory
+# a DELETE took a name from (the 204'd file could come back).  Seen with
+# strace attached to the server.
 SKIP: {
 	my $log = "$base/strace.log";
-	skip('no strace (apt-get install strace)', 1)
+	skip('no strace (apt-get install strace)', 3)
 		unless MrhttpdTest::find_prog('strace');
 	my $sp = fork() // die "fork: $!";
 	if ($sp == 0) {
 		open STDERR, '>', '/dev/null';
 		{ no warnings 'exec'; exec 'strace', '-f', '-qq', '-p', $t->pid,
-			'-o', $log, '-e', 'trace=renameat,renameat2,fsync'; }
+			'-o', $log, '-e',
+			'trace=renameat,renameat2,fsync,mkdirat,unlinkat'; }
 		POSIX::_exit(127);
 	}
 	# every thread of the server traced (a step of `strace -p` each)
@@ -355,16 +359,36 @@ SKIP: {
 	my $t0 = time;
 	sleep 0.1 until $traced->() || time - $t0 > 10
 		|| waitpid($sp, POSIX::WNOHANG()) == $sp;
-	skip('strace cannot attach here', 1) unless $traced->();
+	skip('strace cannot attach here', 3) unless $traced->();
 	my $r = req('PUT', '/incoming/synced.txt', "synced\n");
+	my $r2 = req('PUT', '/incoming/syncd1/syncd2/deep.txt', "deep\n");
+	my $r3 = req('DELETE', '/incoming/synced.txt');
 	sleep 0.5;
 	kill 'INT', $sp;
 	waitpid($sp, 0);
 	my $trace = slurp($log) // '';
-	my ($dfd) = $trace =~ /renameat2?\((\d+), "[^"]*", \d+, "synced\.txt"/;
-	my ($after) = defined $dfd ? $trace =~ /"synced\.txt".*?\n(.*)\z/s : ('');
-	ok($r->{status} == 201 && defined $dfd && $after =~ /fsync\($dfd\)\s*= 0/,
+	# a call matching RE (its fd captured) that returned 0, and its
+	# thread's next call fsync of that fd (descriptors are reused, so a
+	# later fsync of the same number proves nothing)
+	my $synced_after = sub {
+		my ($re) = @_;
+		my ($pid, $fd, $after) =
+			$trace =~ /^(\d+) +$re[^\n]*= 0\n(.*)\z/ms or return 0;
+		my ($next) = $after =~ /^$pid +(.*)$/m or return 0;
+		return $next =~ /^fsync\($fd[) ]/ && $after =~ /fsync\($fd\)\s*= 0|fsync resumed>.*= 0/;
+	};
+	ok($r->{status} == 201 && $synced_after->(
+		qr/renameat2?\((\d+), "[^"]*", \d+, "synced\.txt"/),
 		'PUT: the directory is synced after the rename, before the answer')
+		or diag($trace);
+	ok($r2->{status} == 201
+		&& $synced_after->(qr/mkdirat\((\d+), "syncd1"/)
+		&& $synced_after->(qr/mkdirat\((\d+), "syncd2"/),
+		'PUT: each directory it makes is synced into its parent')
+		or diag($trace);
+	ok($r3->{status} == 204 && $synced_after->(
+		qr/unlinkat\((\d+), "synced\.txt", 0\)/),
+		'DELETE: the directory is synced after the unlink, before the answer')
 		or diag($trace);
 }
 
