@@ -376,8 +376,6 @@ http_date_parse(const char *s, time_t *t)
 	if (d < 1 || d > 31 || m == 0 || y < 0 || hh < 0 || hh > 23 ||
 	    mm < 0 || mm > 59 || ss < 0 || ss > 60)
 		return -1;
-	/* no 31 November, no 29 February of 2026: not a date (RFC 9110
-	 * 13.1.3 has such a condition ignored, not read as 1 December) */
 	v = (time_t)(days_from_civil(y, m, d) * 86400 + hh * 3600 +
 	    mm * 60 + ss);
 	/* no 31 November, no 29 February of 2026: not a date, so ignored
