@@ -5,7 +5,7 @@
  * so the file is included) and http_date_parse() (If-Modified-Since,
  * If-Unmodified-Since, If-Range).
  *
- * Input: a first byte whose value modulo 6 picks the parser and the
+ * Input: a first byte whose value modulo 8 picks the parser and the
  * direction, then that parser's bytes.  Each parser is checked both ways:
  * what it accepts must be right (compared with code written here, or
  * with the C library), and what a correct sender writes must be accepted.
@@ -33,6 +33,13 @@
  *   5  a time from the rest, written in all three forms of RFC 9110
  *      5.6.7: each is parsed back to it (RFC 850's two-digit year to the
  *      year within 50 years of now that has those digits).
+ *   6  accepts_gzip (Accept-Encoding, static in src/file.c) of the rest:
+ *      0 or 1, whatever it is.
+ *   7  an Accept-Encoding built from the rest as RFC 9110 12.5.3 writes
+ *      it (codings, "*", weights from "q=0" to "q=1.000", whitespace
+ *      around the separators): gzip goes out exactly when "gzip" or
+ *      "x-gzip" has a weight above 0, the first of them that is named,
+ *      or, neither named, the last "*" has one.
  */
 #include <time.h>
 
@@ -373,13 +380,70 @@ fuzz_date_forms(struct cursor *c)
 	CHECK(tg.tm_year - tn.tm_year <= 50 && tn.tm_year - tg.tm_year < 50);
 }
 
+/* --- Accept-Encoding ----------------------------------------------------------- */
+static void
+fuzz_gzip_any(struct cursor *c)
+{
+	const uint8_t *p;
+	size_t n = cur_bytes(c, c->c_left, &p);
+	char *v = fuzz_dup(p, n, 1);
+	int rc = accepts_gzip(v);
+
+	CHECK(rc == 0 || rc == 1);
+	free(v);
+}
+
+static void
+fuzz_gzip_built(struct cursor *c)
+{
+	static const char *const coding[] = { "gzip", "x-gzip", "GZip", "*",
+	    "deflate", "br", "identity", "compress", "gzipx", "x-gzip2" };
+	static const int is_gzip[] = { 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 };
+	static const char *const q[] = { "0", "0.0", "0.000", "0.001",
+	    "0.5", "1", "1.0", "1.000", "Q=0", "q=0.", "1.00" };
+	static const int q_pos[] = { 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 1 };
+	static const char *const ows[] = { "", " ", "\t", "  " };
+	char v[512];
+	size_t o = 0, elems = 1 + cur_byte(c) % 8, i;
+	unsigned k, w;
+	int want = 0, star = 0, gz_seen = 0, pos;
+
+	for (i = 0; i < elems; i++) {
+		k = cur_byte(c);
+		w = cur_byte(c);
+		if (i > 0) {
+			put(v, &o, ows[w & 3], strlen(ows[w & 3]));
+			put(v, &o, ",", 1);
+		}
+		put(v, &o, ows[w >> 2 & 3], strlen(ows[w >> 2 & 3]));
+		put(v, &o, coding[k % 10], strlen(coding[k % 10]));
+		pos = 1;
+		if (w >> 4 & 1) {	/* a weight */
+			put(v, &o, ows[w >> 5 & 3], strlen(ows[w >> 5 & 3]));
+			put(v, &o, ";", 1);
+			put(v, &o, ows[w >> 7 & 1], strlen(ows[w >> 7 & 1]));
+			pos = q_pos[(k / 10) % 11];
+			if ((k / 10) % 11 < 8 || (k / 10) % 11 == 10)
+				put(v, &o, "q=", 2);
+			put(v, &o, q[(k / 10) % 11], strlen(q[(k / 10) % 11]));
+		}
+		if (is_gzip[k % 10] && !gz_seen) {
+			gz_seen = 1;
+			want = pos;
+		} else if (k % 10 == 3)
+			star = pos;	/* the last "*" decides */
+	}
+	v[o] = '\0';
+	CHECK(accepts_gzip(v) == (gz_seen ? want : star));
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cursor c;
 
 	cur_init(&c, data, size);
-	switch (cur_byte(&c) % 6) {
+	switch (cur_byte(&c) % 8) {
 	case 0:
 		fuzz_b64_decode(&c);
 		break;
@@ -395,8 +459,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 4:
 		fuzz_date_parse(&c);
 		break;
-	default:
+	case 5:
 		fuzz_date_forms(&c);
+		break;
+	case 6:
+		fuzz_gzip_any(&c);
+		break;
+	default:
+		fuzz_gzip_built(&c);
 		break;
 	}
 	return 0;
