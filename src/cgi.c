@@ -126,11 +126,19 @@ enum {
  * own, as before.
  */
 enum { ORPHANS_MAX = 16, ORPHAN_GRACE_MS = 50, ORPHAN_TICK_MS = 20 };
+/* reads of a program's stderr at a time (ERR_READ bytes each): what a
+ * tick of the reaper takes from an orphan (8 KiB), and what is read
+ * after a program has ended (80 KiB, more than a pipe holds), so that
+ * one that writes without end (or its children) holds up nobody */
+enum { ERR_READ = 512, ERR_READS = 16, ERR_READS_END = 160 };
 static struct orphan {
 	pid_t		 o_pid;
 	long long	 o_deadline;	/* CGI_TIMEOUT; then SIGKILL's second */
 	int		 o_termed;	/* SIGTERM sent */
+	int		 o_err;		/* its stderr, read for the log, or -1 */
 	char		 o_script[64];	/* for the log */
+	size_t		 o_elen;
+	char		 o_ebuf[256];	/* a partial stderr line */
 } orphans[ORPHANS_MAX];
 static int orphans_n, reaper_on;
 
@@ -432,6 +440,53 @@ cgi_reap(struct cgi *g, long long deadline)
 	}
 }
 
+/* A program's stderr for the log, a line at a time: whole lines go out,
+ * the start of one waits in ebuf (size bytes, *elen of them used). */
+static void
+err_lines(const char *script, char *ebuf, size_t size, size_t *elen,
+    const char *p, size_t n)
+{
+	size_t i;
+
+	(void)script;		/* LOG_LEVEL=0 */
+	for (i = 0; i < n; i++) {
+		if (p[i] == '\n' || *elen == size - 1) {
+			log_warn("cgi %s: %.*s", script, (int)*elen, ebuf);
+			*elen = 0;
+			if (p[i] == '\n')
+				continue;
+		}
+		ebuf[(*elen)++] = p[i];
+	}
+}
+
+/*
+ * What a program that has ended its output writes to stderr, read from
+ * fd (non-blocking) for the log, ERR_READS reads at most; at its end, or
+ * with end set (the program is gone: ERR_READS_END), fd is closed and the
+ * line begun logged.  Returns fd, or
+ * -1 once closed.  Kept open, a program that runs on may go on writing to
+ * it: closed, its next write would kill it (SIGPIPE).
+ */
+static int
+err_drain(int fd, const char *script, char *ebuf, size_t size,
+    size_t *elen, int end)
+{
+	char buf[ERR_READ];
+	ssize_t n = 0;
+	int i;
+
+	for (i = 0; i < (end ? ERR_READS_END : ERR_READS) &&
+	    (n = read(fd, buf, sizeof(buf))) > 0; i++)
+		err_lines(script, ebuf, size, elen, buf, (size_t)n);
+	if (!end && (n > 0 || (n == -1 && (errno == EAGAIN || errno == EINTR))))
+		return fd;
+	close(fd);
+	if (*elen > 0)
+		err_lines(script, ebuf, size, elen, "\n", 1);
+	return -1;
+}
+
 /* One look at an orphan: 1 when it is gone (reaped), else 0, with
  * SIGTERM or SIGKILL sent to its group when it is due. */
 static int
@@ -439,7 +494,13 @@ orphan_check(struct orphan *o, long long now)
 {
 	int st = 0;
 
+	if (ENABLE_LOG && o->o_err != -1)
+		o->o_err = err_drain(o->o_err, o->o_script, o->o_ebuf,
+		    sizeof(o->o_ebuf), &o->o_elen, 0);
 	if (cgi_ended(o->o_pid, 0)) {
+		if (ENABLE_LOG && o->o_err != -1)	/* its last words */
+			o->o_err = err_drain(o->o_err, o->o_script, o->o_ebuf,
+			    sizeof(o->o_ebuf), &o->o_elen, 1);
 		if (o->o_termed)	/* its group goes with it, as in cgi_kill */
 			kill_wait(o->o_pid, 1, &st);
 		else {
@@ -503,6 +564,13 @@ cgi_orphan(struct cgi *g)
 		o->o_deadline = g->g_deadline;
 		o->o_termed = 0;
 		concat(o->o_script, sizeof(o->o_script), g->g_script, NULL);
+		/* its stderr, and the line it has begun there */
+		o->o_err = g->g_err;
+		g->g_err = -1;
+		o->o_elen = 0;
+		err_lines(o->o_script, o->o_ebuf, sizeof(o->o_ebuf),
+		    &o->o_elen, g->g_ebuf, g->g_elen);
+		g->g_elen = 0;
 		g->g_pid = 0;	/* not the request's any more */
 		g->g_orphan = 1;
 	}
@@ -624,6 +692,8 @@ cgi_spawn(struct cgi *g, const char *script, char *const envp[],
 	g->g_out = out[0];
 	g->g_err = ENABLE_LOG ? err[0] : -1;
 	fcntl(g->g_in, F_SETFL, O_NONBLOCK);
+	if (ENABLE_LOG)		/* read when poll says so, and by err_drain */
+		fcntl(g->g_err, F_SETFL, O_NONBLOCK);
 	return 0;
 }
 
@@ -725,18 +795,7 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 static void
 cgi_stderr(struct cgi *g, const char *p, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (p[i] == '\n' || g->g_elen == sizeof(g->g_ebuf) - 1) {
-			log_warn("cgi %s: %.*s", g->g_script, (int)g->g_elen,
-			    g->g_ebuf);
-			g->g_elen = 0;
-			if (p[i] == '\n')
-				continue;
-		}
-		g->g_ebuf[g->g_elen++] = p[i];
-	}
+	err_lines(g->g_script, g->g_ebuf, sizeof(g->g_ebuf), &g->g_elen, p, n);
 }
 
 /*
@@ -1329,14 +1388,11 @@ cgi_finish(struct cgi *g)
 	 * to its end all the same, with stderr */
 	while (g->g_fail == 0 && g->g_redirect == NULL && cgi_pump(g) > 0)
 		;
-	if (g->g_elen > 0)
-		cgi_stderr(g, "\n", 1);
 	if (g->g_in != -1)
 		close(g->g_in);
 	if (g->g_out != -1)
 		close(g->g_out);
-	if (g->g_err != -1)
-		close(g->g_err);
+	/* stderr stays open while it runs (the reaper's, if it gets it) */
 	/* a local redirect, or an error of ours (500, 502) answered already:
 	 * nothing the program does now reaches anyone, and the connection
 	 * (and a CGI_MAX place) would wait for it until CGI_TIMEOUT */
@@ -1350,6 +1406,11 @@ cgi_finish(struct cgi *g)
 		else if (!cgi_orphan(g))
 			cgi_reap(g, g->g_deadline);
 	}
+	if (g->g_err != -1)	/* what it wrote last */
+		g->g_err = err_drain(g->g_err, g->g_script, g->g_ebuf,
+		    sizeof(g->g_ebuf), &g->g_elen, 1);
+	else if (g->g_elen > 0)
+		cgi_stderr(g, "\n", 1);
 }
 
 /*

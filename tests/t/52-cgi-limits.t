@@ -50,6 +50,15 @@ prog('detach-kids.sh', "printf 'Content-Type: text/plain\\n\\nkids\\n'\nexec >&-
 prog('late.sh', "sleep 2\nprintf 'Content-Type: text/plain\\n\\nfirst %s\\n' \$(head -c 66000 | wc -c)\n"
 	. "printf 'rest %s\\n' \$(wc -c)\n");
 prog('linger.sh', "printf 'Content-Type: text/plain\\n\\nlinger\\n'\nexec >&- 2>&-\nsleep 4\n");
+# output over, work going on that reports on stderr (an "apply settings"
+# script); then a second program the same, and a third that writes more
+# to stderr than a pipe holds
+prog('late-stderr.sh', "printf 'Content-Type: text/plain\\n\\nlate\\n'\nexec >&-\n"
+	. "sleep 0.5\necho 'late line' >&2\necho done > '$run/late-stderr.done'\n");
+prog('late-flood.sh', "printf 'Content-Type: text/plain\\n\\nflood\\n'\nexec >&-\n"
+	. "sleep 0.3\nl=\$(printf '%0100d' 0 | tr 0 x)\ni=0\n"
+	. "while [ \$i -lt 2000 ]; do echo \$l >&2; i=\$((i + 1)); done\n"
+	. "echo done > '$run/late-flood.done'\n");
 # and one whose output ended, left to the reaper, with a child that
 # ignores SIGTERM
 script("$bin/stop-orphan.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\nbye\\n'\n"
@@ -182,6 +191,24 @@ is(zombies($pid), 0, 'no zombies after the timeouts');
 	ok(wait_for(sub { zombies($pid) == 0 }, 3 * $slow), '... reaped: no zombie left');
 	like($t->log, qr/^\S+ \[warn\] cgi detach\.sh: still running after 2 s, killed$/m,
 		'... and the kill is logged');
+}
+
+# A program that runs on past its output and writes to stderr: its stderr
+# was closed with its stdout, so that write killed it (SIGPIPE) and the
+# work it was doing was lost.  Now the reaper reads it for the log.
+{
+	$r = exchange(head => "GET /cgi-bin/late-stderr.sh HTTP/1.0\r\n\r\n", timeout => 10 * $slow);
+	is($r->{body}, "late\n", 'a program whose output ended and runs on: its body');
+	ok(wait_for(sub { -e "$run/late-stderr.done" }, 3 * $slow),
+		'... it writes to stderr afterwards and is not killed for it (its work is done)');
+	ok(wait_for(sub { $t->log =~ /^\S+ \[warn\] cgi late-stderr\.sh: late line$/m }, 3 * $slow),
+		'... and the line it wrote is in the log') or diag($t->log);
+	$r = exchange(head => "GET /cgi-bin/late-flood.sh HTTP/1.0\r\n\r\n", timeout => 10 * $slow);
+	ok($r->{body} eq "flood\n" && wait_for(sub { -e "$run/late-flood.done" }, 3 * $slow),
+		'202,000 bytes to stderr after the output: read, the program not blocked or killed');
+	ok(wait_for(sub { my @l = $t->log =~ /cgi late-flood\.sh: x{100}$/mg; @l == 2000 }, 3 * $slow),
+		'... its 2,000 lines in the log')
+		or diag(join "\n", grep { /late-flood/ && !/x{100}$/ } split /\n/, $t->log);
 }
 
 # --- CGI_MAX_BODY=100000 ------------------------------------------------------------------
