@@ -90,9 +90,15 @@ route_request(struct request *r)
 	case M_HEAD:
 	case M_PUT:	/* without PUT_PATH, its stubs answer 405 */
 	case M_DELETE:
-		/* a file's name may take the query in (QUERY_HACK) */
-		if (ENABLE_QUERY_HACK && r->req_query != NULL)
-			r->req_decoded_len = decode_path(r, 1);
+		/* a file's name may take the query in (QUERY_HACK); one
+		 * whose ".." leads below CGI_PATH ("/x?/../cgi-bin/a") names
+		 * a program, which is run, never read, written or removed */
+		if (ENABLE_QUERY_HACK && r->req_query != NULL &&
+		    (r->req_decoded_len = decode_path(r, 1)) >= 0 &&
+		    cgi_below(r->req_decoded, r->req_decoded_len)) {
+			r->req_decoded_len = -404;
+			return ROUTE_BAD;
+		}
 		return r->req_method == M_PUT ? ROUTE_PUT :
 		    r->req_method == M_DELETE ? ROUTE_DELETE : ROUTE_FILE;
 	case M_OPTIONS:

@@ -320,6 +320,35 @@ $h->run();
 }
 $h->stop();
 
+# QUERY_HACK with CGI_DIR inside PUT_PATH (helper-40): the route was
+# chosen on the path without its query, so "/pub/x?/../cgi-bin/app" went
+# to PUT and DELETE as a file, decoded with the query to
+# /pub/cgi-bin/app: 204, the program replaced, then deleted.  GET was
+# refused (404) already.
+{
+	my $pub = "$dir/qh-root";
+	make_path("$pub/pub/cgi-bin");
+	script("$pub/pub/cgi-bin/app", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\nprogram ran\\n'\n");
+	my $q = MrhttpdTest->new(conf => { QUERY_HACK => '/', PUT_PATH => '/pub',
+		CGI_PATH => '/pub/cgi-bin', CGI_DIR => "$pub/pub/cgi-bin" });
+	$q->run({ public => $pub });
+	my $st = sub { my ($r) = parse_responses(http($_[0])); $r ? $r->{status} : 'none' };
+	is($st->("GET /pub/cgi-bin/app HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 200,
+		'QUERY_HACK, CGI_DIR inside PUT_PATH: the program runs');
+	is($st->("PUT /pub/x?/../cgi-bin/app HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n"
+		. "Connection: close\r\n\r\nreplaced"), 404,
+		'... PUT /pub/x?/../cgi-bin/app (the query leads into CGI_PATH): 404');
+	is($st->("DELETE /pub/x?/../cgi-bin/app HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 404,
+		'... DELETE the same way: 404');
+	is($st->("GET /pub/x?/../cgi-bin/app HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 404,
+		'... GET the same way: 404 (its source is never read)');
+	like(slurp("$pub/pub/cgi-bin/app") // '', qr/program ran/, '... the program is untouched');
+	is($st->("PUT /pub/x?y HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"), 201,
+		'... a query that stays out of it still names a file (201)');
+	ok(-f "$pub/pub/x?y", '... written as "x?y"');
+	$q->stop();
+}
+
 SKIP: {
 	skip 'not root: no tmpfs for a file dated before year 0', 3 if $> != 0 || $ENV{RUN_WRAPPER};
 	my $o = MrhttpdTest->new();
