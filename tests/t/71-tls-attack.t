@@ -168,15 +168,15 @@ ok($bad == 0 && $worst < $bound, 'others are still served within 1 s');
 # the socket has one: a client that sends nothing else held the event
 # loop, every other client waiting, until it stopped (a 93 MB flood: 1.2 s)
 SKIP: {
-	my $tool = tls_tool('tls-alerts') or skip "tests/tools/tls-alerts.c: $@", 4;
+	my $tool = tls_tool('tls-client') or skip "tests/tools/tls-client.c: $@", 4;
 	my $n = $ENV{RUN_WRAPPER} ? 200000 : 1000000;
-	my $pid = open(my $out, '-|', 'timeout', '120', $tool, '127.0.0.1', $sport, $n)
-		// die "tls-alerts: $!";
+	my $pid = open(my $out, '-|', 'timeout', '120', $tool, '127.0.0.1', $sport, 'flood', $n)
+		// die "tls-client: $!";
 	sleep 0.3;
 	($bad, $worst) = probes(5);
 	my $sent = join('', <$out>);
 	close $out;
-	is($?, 0, 'tls-alerts: handshake done, alerts sent');
+	is($?, 0, 'tls-client flood: handshake done, alerts sent');
 	my ($k) = $sent =~ /^sent (\d+)$/m;
 	cmp_ok($k // $n, '<', $n, "the server closed the connection before $n alerts ("
 		. ($k // '?') . ' went out, most into socket buffers)');
@@ -184,6 +184,27 @@ SKIP: {
 		or diag("failures $bad, worst ${worst} s");
 	($bad, $worst) = probes(2);
 	is($bad, 0, '... and after it');
+}
+
+# --- a record that never ends, alerts that never stop ------------------------------------
+# helper-40: a request's record sent a byte at a time held its connection
+# for as long as the client liked.  The bytes stayed inside mbed TLS, no
+# byte of the head reached the buffer, so the connection parked as idle,
+# and each byte renewed KEEPALIVE_TIMEOUT (60 s here) instead of a head's
+# REQUEST_TIMEOUT (2 s) running.  Warning alerts, records without data,
+# did the same.  Now any record bytes after the last request start the
+# head's clock.
+SKIP: {
+	my $tool = tls_tool('tls-client') or skip "tests/tools/tls-client.c: $@", 2;
+	for my $mode (qw(record alerts)) {
+		my $out = `timeout 60 $tool 127.0.0.1 $sport $mode 250 12`;
+		my ($how, $secs) = ($out // '') =~ /^(closed|open) after ([\d.]+) s$/m;
+		ok(($how // '') eq 'closed' && $secs < 8,
+			"TLS, " . ($mode eq 'record' ? 'a request record a byte each 250 ms'
+			: 'a warning alert each 250 ms') . ': closed at REQUEST_TIMEOUT (2 s), '
+			. 'not kept for KEEPALIVE_TIMEOUT (60 s): ' . ($out // '') =~ s/\n//r)
+			or diag("tls-client: $out");
+	}
 }
 
 # --- the same in the handshake, in clear text -------------------------------------------
