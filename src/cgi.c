@@ -1260,7 +1260,9 @@ cgi_respond(struct cgi *g, struct reply *rp, size_t end)
 			log_warn("cgi %s: header block too long", g->g_script);
 			return cgi_answer(g, rp, 502);
 		}
-		rs.rs_len = h.ch_clen;
+		/* RFC 9110 15.3.6: a 205 has no content, whatever the
+		 * program writes (read and dropped, as for a HEAD) */
+		rs.rs_len = rs.rs_status == 205 ? 0 : h.ch_clen;
 	}
 	rs.rs_src = SRC_STREAM;
 	rs.rs_stream = cgi_stream;

@@ -96,6 +96,7 @@ my %out = (
 	'status404.sh'	=> "Status: 404 Not Here\nContent-Type: text/plain\n\nmissing thing\n",
 	'status201.sh'	=> "Status: 201\r\nContent-Type: text/plain\r\nX-Created: yes\r\n\r\ncreated\n",
 	'status204.sh'	=> "Status: 204 No Content\n\n",
+	'status205.sh'	=> "Status: 205\nContent-Type: text/plain\n\nbody of a 205\n",
 	'local.sh'	=> "Location: /target.txt\nContent-Type: text/html\nX-Dropped: 1\n\n<p>not this</p>\n",
 	'localq.sh'	=> "Location: /target.txt?x=1\n\n",
 	'local-cgi.sh'	=> "Location: /cgi-bin/hello.sh\n\n",
@@ -452,6 +453,20 @@ $r = req('GET', '/cgi-bin/status204.sh');
 is($r->{status}, 204, 'Status: 204 without a Content-Type');
 ok(!exists $r->{headers}{'transfer-encoding'} && !exists $r->{headers}{'content-length'},
 	'204: no body framing') or diag($r->{raw_head});
+# RFC 9110 15.3.6: no content in a 205, whatever the program writes; it
+# went out chunked (helper-40).  The next response on the connection
+# shows the framing was right.
+{
+	my @r = parse_responses(http("GET /cgi-bin/status205.sh HTTP/1.1\r\nHost: x\r\n\r\n"
+		. "GET /cgi-bin/status201.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+	ok(@r == 2 && $r[0]{status} == 205 && ($r[0]{headers}{'content-length'} // '') eq '0'
+		&& !exists $r[0]{headers}{'transfer-encoding'} && $r[0]{body} eq '',
+		'Status: 205 with a body from the program: Content-Length: 0, no content')
+		or diag(explain \@r);
+	ok(@r == 2 && $r[1]{status} == 201
+		&& (MrhttpdCGI::dechunk($r[1]{body}))[0] eq "created\n",
+		'... and the next response on the connection is whole') or diag(explain \@r);
+}
 
 $r = req('GET', '/cgi-bin/local.sh');
 is($r->{status}, 200, 'local Location: an internal redirect, 200');
