@@ -494,9 +494,6 @@ orphan_check(struct orphan *o, long long now)
 {
 	int st = 0;
 
-	if (ENABLE_LOG && o->o_err != -1)
-		o->o_err = err_drain(o->o_err, o->o_script, o->o_ebuf,
-		    sizeof(o->o_ebuf), &o->o_elen, 0);
 	if (cgi_ended(o->o_pid, 0)) {
 		if (ENABLE_LOG && o->o_err != -1)	/* its last words */
 			o->o_err = err_drain(o->o_err, o->o_script, o->o_ebuf,
@@ -527,13 +524,21 @@ static void *
 cgi_reaper(void *arg)
 {
 	const struct timespec tick = { .tv_nsec = ORPHAN_TICK_MS * 1000000L };
-	int i;
+	struct orphan *o;
+	int i, n;
 
 	(void)arg;
 	pthread_mutex_lock(&cgi_lock);
-	while (orphans_n > 0) {
+	while ((n = orphans_n) > 0) {
 		pthread_mutex_unlock(&cgi_lock);
 		nanosleep(&tick, NULL);
+		/* their stderr, for the log, without the lock the programs'
+		 * threads take: only this thread moves or drops an entry, and
+		 * cgi_orphan adds its own past n */
+		for (i = 0; ENABLE_LOG && i < n; i++)
+			if ((o = &orphans[i])->o_err != -1)
+				o->o_err = err_drain(o->o_err, o->o_script,
+				    o->o_ebuf, sizeof(o->o_ebuf), &o->o_elen, 0);
 		pthread_mutex_lock(&cgi_lock);
 		for (i = 0; i < orphans_n; i++)
 			if (orphan_check(&orphans[i], now_ms())) {
