@@ -269,14 +269,15 @@ check-cross: check-deps
 
 # make fuzz: every libFuzzer harness of tests/fuzz/ (clang), built into
 # tests/build/fuzz/ and run FUZZ_SECONDS each; fails on a crash.
-# make check-fuzz: the same for 10 s each; without clang or libFuzzer it
-# says so and passes, unless MRHTTPD_FUZZ_REQUIRED=1 (tests/fuzz/run.sh).
+# make check-fuzz: the same for 10 s each, $(JOBS) at a time (a core
+# each); without clang or libFuzzer it says so and passes, unless
+# MRHTTPD_FUZZ_REQUIRED=1 (tests/fuzz/run.sh).
 FUZZ_SECONDS ?= 60
 fuzz:
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
 check-fuzz: check-deps
-	@FUZZ_SECONDS=10 sh tests/fuzz/run.sh --check
+	@FUZZ_SECONDS=10 FUZZ_JOBS=$(JOBS) sh tests/fuzz/run.sh --check
 
 # make check-tsan: the concurrency tests once under ThreadSanitizer (not
 # part of make check: a pass takes minutes)
