@@ -126,11 +126,15 @@ enum {
  * own, as before.
  */
 enum { ORPHANS_MAX = 16, ORPHAN_GRACE_MS = 50, ORPHAN_TICK_MS = 20 };
-/* reads of a program's stderr at a time (ERR_READ bytes each): what a
- * tick of the reaper takes from an orphan (8 KiB), and what is read
- * after a program has ended (80 KiB, more than a pipe holds), so that
- * one that writes without end (or its children) holds up nobody */
-enum { ERR_READ = 512, ERR_READS = 16, ERR_READS_END = 160 };
+/* A program's stderr after its output: read ERR_READ bytes at a time,
+ * ERR_READS times at most each tick of the reaper (8 KiB), and logged
+ * ERR_LINES lines at most each time (reading stops there: a program that
+ * writes faster waits, its pipe full; lines past it in the last read are
+ * counted, not logged).  Once it has gone, ERR_READS_END reads (80 KiB,
+ * more than a pipe holds) and ERR_LINES_END lines, and the pipe is
+ * closed: no program makes the log take more than that at once. */
+enum { ERR_READ = 512, ERR_READS = 16, ERR_READS_END = 160, ERR_LINES = 32,
+    ERR_LINES_END = 1024 };
 static struct orphan {
 	pid_t		 o_pid;
 	long long	 o_deadline;	/* CGI_TIMEOUT; then SIGKILL's second */
@@ -441,50 +445,65 @@ cgi_reap(struct cgi *g, long long deadline)
 }
 
 /* A program's stderr for the log, a line at a time: whole lines go out,
- * the start of one waits in ebuf (size bytes, *elen of them used). */
-static void
+ * the start of one waits in ebuf (size bytes, *elen of them used), and
+ * past *left lines (counted down) they are only counted.  Returns how
+ * many lines were not logged. */
+static unsigned
 err_lines(const char *script, char *ebuf, size_t size, size_t *elen,
-    const char *p, size_t n)
+    const char *p, size_t n, unsigned *left)
 {
+	unsigned skipped = 0;
 	size_t i;
 
 	(void)script;		/* LOG_LEVEL=0 */
 	for (i = 0; i < n; i++) {
 		if (p[i] == '\n' || *elen == size - 1) {
-			log_warn("cgi %s: %.*s", script, (int)*elen, ebuf);
+			if (*left > 0) {
+				log_warn("cgi %s: %.*s", script, (int)*elen, ebuf);
+				--*left;
+			} else
+				skipped++;
 			*elen = 0;
 			if (p[i] == '\n')
 				continue;
 		}
 		ebuf[(*elen)++] = p[i];
 	}
+	return skipped;
 }
 
 /*
  * What a program that has ended its output writes to stderr, read from
- * fd (non-blocking) for the log, ERR_READS reads at most; at its end, or
- * with end set (the program is gone: ERR_READS_END), fd is closed and the
- * line begun logged.  Returns fd, or
- * -1 once closed.  Kept open, a program that runs on may go on writing to
- * it: closed, its next write would kill it (SIGPIPE).
+ * fd (non-blocking) for the log, within the bounds of ERR_READS and
+ * ERR_LINES; with end set (the program is gone), or at its end, fd is
+ * closed and the line begun logged.  Returns fd, or -1 once closed.
+ * Kept open, a program that runs on may go on writing to it: closed, its
+ * next write would kill it (SIGPIPE).  Never under cgi_lock.
  */
 static int
 err_drain(int fd, const char *script, char *ebuf, size_t size,
     size_t *elen, int end)
 {
 	char buf[ERR_READ];
+	unsigned left = end ? ERR_LINES_END : ERR_LINES, skipped = 0;
 	ssize_t n = 0;
 	int i;
 
-	for (i = 0; i < (end ? ERR_READS_END : ERR_READS) &&
-	    (n = read(fd, buf, sizeof(buf))) > 0; i++)
-		err_lines(script, ebuf, size, elen, buf, (size_t)n);
-	if (!end && (n > 0 || (n == -1 && (errno == EAGAIN || errno == EINTR))))
-		return fd;
-	close(fd);
-	if (*elen > 0)
-		err_lines(script, ebuf, size, elen, "\n", 1);
-	return -1;
+	for (i = 0; i < (end ? ERR_READS_END : ERR_READS) && (end ||
+	    left > 0) && (n = read(fd, buf, sizeof(buf))) > 0; i++)
+		skipped += err_lines(script, ebuf, size, elen, buf, (size_t)n,
+		    &left);
+	if (end || n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
+		close(fd);
+		fd = -1;
+		if (*elen > 0)
+			skipped += err_lines(script, ebuf, size, elen, "\n", 1,
+			    &left);
+	}
+	if (skipped > 0)
+		log_warn("cgi %s: %u more lines on stderr not logged", script,
+		    skipped);
+	return fd;
 }
 
 /* One look at an orphan: 1 when it is gone (reaped), else 0, with
@@ -494,10 +513,9 @@ orphan_check(struct orphan *o, long long now)
 {
 	int st = 0;
 
-	if (cgi_ended(o->o_pid, 0)) {
-		if (ENABLE_LOG && o->o_err != -1)	/* its last words */
-			o->o_err = err_drain(o->o_err, o->o_script, o->o_ebuf,
-			    sizeof(o->o_ebuf), &o->o_elen, 1);
+	/* gone, but its stderr not read to the end: the next tick reads it
+	 * (cgi_reaper), outside the lock */
+	if (cgi_ended(o->o_pid, 0) && !(ENABLE_LOG && o->o_err != -1)) {
 		if (o->o_termed)	/* its group goes with it, as in cgi_kill */
 			kill_wait(o->o_pid, 1, &st);
 		else {
@@ -534,11 +552,13 @@ cgi_reaper(void *arg)
 		nanosleep(&tick, NULL);
 		/* their stderr, for the log, without the lock the programs'
 		 * threads take: only this thread moves or drops an entry, and
-		 * cgi_orphan adds its own past n */
+		 * cgi_orphan adds its own past n.  One that has gone has the
+		 * rest read and its pipe closed, then orphan_check reaps it */
 		for (i = 0; ENABLE_LOG && i < n; i++)
 			if ((o = &orphans[i])->o_err != -1)
 				o->o_err = err_drain(o->o_err, o->o_script,
-				    o->o_ebuf, sizeof(o->o_ebuf), &o->o_elen, 0);
+				    o->o_ebuf, sizeof(o->o_ebuf), &o->o_elen,
+				    cgi_ended(o->o_pid, 0));
 		pthread_mutex_lock(&cgi_lock);
 		for (i = 0; i < orphans_n; i++)
 			if (orphan_check(&orphans[i], now_ms())) {
@@ -573,8 +593,13 @@ cgi_orphan(struct cgi *g)
 		o->o_err = g->g_err;
 		g->g_err = -1;
 		o->o_elen = 0;
-		err_lines(o->o_script, o->o_ebuf, sizeof(o->o_ebuf),
-		    &o->o_elen, g->g_ebuf, g->g_elen);
+		{
+			unsigned all = -1U;
+
+			(void)err_lines(o->o_script, o->o_ebuf,
+			    sizeof(o->o_ebuf), &o->o_elen, g->g_ebuf,
+			    g->g_elen, &all);
+		}
 		g->g_elen = 0;
 		g->g_pid = 0;	/* not the request's any more */
 		g->g_orphan = 1;
@@ -800,7 +825,10 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 static void
 cgi_stderr(struct cgi *g, const char *p, size_t n)
 {
-	err_lines(g->g_script, g->g_ebuf, sizeof(g->g_ebuf), &g->g_elen, p, n);
+	unsigned all = -1U;	/* its thread reads as it writes */
+
+	(void)err_lines(g->g_script, g->g_ebuf, sizeof(g->g_ebuf), &g->g_elen,
+	    p, n, &all);
 }
 
 /*
