@@ -374,13 +374,15 @@ tls_read(struct conn *c, void *buf, size_t n)
 		return r;
 	}
 	if (r == MBEDTLS_ERR_SSL_WANT_READ || r == MBEDTLS_ERR_SSL_WANT_WRITE) {
-		/* records came, and no byte of a request: a record under way,
-		 * or records without data (alerts).  Those bytes stay with
-		 * the library, so the connection would park as idle, each
-		 * byte renewing KEEPALIVE_TIMEOUT: a head has begun, and its
-		 * REQUEST_TIMEOUT runs (the sweep keeps c_due; read_head
-		 * clears it once a head is whole, HTTP/2 sets its own) */
-		if (t->tl_budget < READ_BUDGET && c->c_due == 0)
+		/* between requests (nothing of a head in the buffer: c_len
+		 * 0), records came and no byte of a request: a record under
+		 * way, or records without data (alerts).  Those bytes stay
+		 * with the library, so the connection would park as idle,
+		 * each byte renewing KEEPALIVE_TIMEOUT: a head has begun,
+		 * and its REQUEST_TIMEOUT runs (the sweep keeps c_due;
+		 * read_head clears it once a head is whole, HTTP/2 sets its
+		 * own).  A body's reads have their head in the buffer */
+		if (t->tl_budget < READ_BUDGET && c->c_due == 0 && c->c_len == 0)
 			c->c_due = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL;
 		errno = EAGAIN;
 		return -1;

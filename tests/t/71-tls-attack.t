@@ -20,6 +20,7 @@ use MrhttpdTest qw(:DEFAULT slurp);
 use MrhttpdAttack qw(hold_start hold_ready hold_stop hold_summary
 	raise_nofile latency_bound);
 use MrhttpdTLS;
+use MrhttpdCGI ();
 
 my $pki = tls_pki() or plan skip_all => "no test certificates: $@";
 my $t = MrhttpdTest->new(conf => { tls_conf($pki, 'ec'), REQUEST_TIMEOUT => 2,
@@ -304,5 +305,31 @@ SKIP: {
 		or diag(slurp($out));
 	ok($r->alive, '... and the server is up');
 	$r->stop();
+}
+
+# --- keep-alive after a body that came in pieces --------------------------------------
+# helper-41, on the record-trickle fix as first made: the clock for a head
+# was started by any read that took part of a record, a body's too, and
+# nothing stopped it after the request: a connection whose POST body's
+# record came in two TCP segments was closed REQUEST_TIMEOUT after its
+# answer, not KEEPALIVE_TIMEOUT, and the client's next request found it
+# gone.  Only reads between requests start it now.
+SKIP: {
+	my $tool = tls_tool('tls-client') or skip "tests/tools/tls-client.c: $@", 2;
+	my $cgi = "$t->{testdir}/cgi-bin";
+	mkdir $cgi;
+	MrhttpdCGI::script("$cgi/cat.sh", "#!/bin/sh\nn=\$(wc -c)\n"
+		. "printf 'Content-Type: text/plain\\nContent-Length: 9\\n\\nread %4d' \$n\n");
+	my $b = MrhttpdTest->new(conf => { tls_conf($pki, 'ec'), REQUEST_TIMEOUT => 2,
+		KEEPALIVE_TIMEOUT => 60, CGI_PATH => '/cgi-bin', CGI_DIR => $cgi });
+	$b->has('cgi') or skip 'no CGI in this build', 2;
+	my $bport = tls_port();
+	$b->run('-s', $bport);
+	my $out = `timeout 60 $tool 127.0.0.1 $bport body /cgi-bin/cat.sh 3000`;
+	like($out, qr{^first: HTTP/1\.1 200 }m, 'TLS: a POST whose body record came in two halves: 200')
+		or diag($out);
+	like($out, qr{^second: HTTP/1\.1 200 }m, '... and after 3 s of silence (REQUEST_TIMEOUT 2, '
+		. 'KEEPALIVE_TIMEOUT 60) the connection serves the next request') or diag($out);
+	$b->stop();
 }
 $t->done_testing();

@@ -15,6 +15,12 @@
  *	closes the connection, or "open after S s" once SECONDS have
  *	passed.  Such a client must get REQUEST_TIMEOUT, not keep its
  *	connection for as long as it likes.
+ *   tls-client HOST PORT body PATH IDLE_MS
+ *	a POST of PATH with a body of 3,000 bytes in one record, sent in
+ *	two halves 200 ms apart; after the answer, IDLE_MS of silence,
+ *	then a GET of PATH on the same connection.  Prints "first: LINE"
+ *	and "second: LINE" (their status lines), or "second: closed".
+ *	Keep-alive must outlast a body that came in pieces.
  *
  * Exits 0; 1 when it cannot connect or the handshake fails, 2 on bad usage.
  */
@@ -108,6 +114,89 @@ trickle(mbedtls_ssl_context *ssl, int fd, int record, long ms, double secs)
 	    now() - t0);
 }
 
+/* The status line of what the server sends within ms, or "closed". */
+static void
+answer(mbedtls_ssl_context *ssl, int fd, const char *what, long ms)
+{
+	char buf[8192];
+	size_t n = 0;
+	double t0 = now();
+	int r;
+
+	while (n < sizeof(buf) - 1 && now() - t0 < ms / 1000.0) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (mbedtls_ssl_get_bytes_avail(ssl) == 0 && poll(&p, 1, 50) != 1)
+			continue;
+		r = mbedtls_ssl_read(ssl, (unsigned char *)buf + n,
+		    sizeof(buf) - 1 - n);
+		if (r == MBEDTLS_ERR_SSL_WANT_READ)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (memchr(buf, '\n', n) != NULL)
+			break;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	printf("%s: %s\n", what, n > 0 ? buf : "closed");
+}
+
+/* Reads and drops what the server sends for ms. */
+static void
+drain(mbedtls_ssl_context *ssl, int fd, long ms)
+{
+	unsigned char junk[4096];
+	double t0 = now();
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (now() - t0 < ms / 1000.0)
+		if ((mbedtls_ssl_get_bytes_avail(ssl) > 0 || poll(&p, 1, 50) == 1)
+		    && mbedtls_ssl_read(ssl, junk, sizeof(junk)) <= 0 &&
+		    mbedtls_ssl_get_bytes_avail(ssl) == 0)
+			poll(NULL, 0, 10);
+}
+
+/* body: a POST whose body's record comes in two halves, then silence */
+static void
+body(mbedtls_ssl_context *ssl, mbedtls_net_context *fd, const char *path,
+    long idle)
+{
+	struct timespec gap = { 0, 200000000L }, rest = { idle / 1000,
+	    idle % 1000 * 1000000L };
+	unsigned char data[3000];
+	char head[512];
+	size_t half;
+
+	memset(data, 'b', sizeof(data));
+	snprintf(head, sizeof(head), "POST %s HTTP/1.1\r\nHost: x\r\n"
+	    "Content-Length: %zu\r\n\r\n", path, sizeof(data));
+	if (mbedtls_ssl_write(ssl, (unsigned char *)head, strlen(head)) <= 0)
+		exit(1);
+	mbedtls_ssl_set_bio(ssl, NULL, keep, mbedtls_net_recv, NULL);
+	if (mbedtls_ssl_write(ssl, data, sizeof(data)) != (int)sizeof(data))
+		exit(1);
+	mbedtls_ssl_set_bio(ssl, fd, mbedtls_net_send, mbedtls_net_recv, NULL);
+	half = rec_len / 2;
+	if (send(fd->fd, rec, half, MSG_NOSIGNAL) != (ssize_t)half)
+		exit(1);
+	nanosleep(&gap, NULL);
+	if (send(fd->fd, rec + half, rec_len - half, MSG_NOSIGNAL) !=
+	    (ssize_t)(rec_len - half))
+		exit(1);
+	answer(ssl, fd->fd, "first", 5000);
+	drain(ssl, fd->fd, 500);	/* the rest of it */
+	nanosleep(&rest, NULL);
+	snprintf(head, sizeof(head), "GET %s HTTP/1.1\r\nHost: x\r\n\r\n",
+	    path);
+	if (mbedtls_ssl_write(ssl, (unsigned char *)head, strlen(head)) <= 0) {
+		printf("second: closed\n");
+		return;
+	}
+	answer(ssl, fd->fd, "second", 5000);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -121,7 +210,7 @@ main(int argc, char **argv)
 
 	if (argc < 5 || (strcmp(argv[3], "flood") != 0 && argc != 6)) {
 		fprintf(stderr, "usage: tls-client HOST PORT flood N | "
-		    "alerts|record INTERVAL_MS SECONDS\n");
+		    "alerts|record INTERVAL_MS SECONDS | body PATH IDLE_MS\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -145,6 +234,11 @@ main(int argc, char **argv)
 			fprintf(stderr, "tls-client: handshake failed: -0x%x\n", -r);
 			return 1;
 		}
+	if (strcmp(argv[3], "body") == 0) {
+		mbedtls_net_set_nonblock(&fd);
+		body(&ssl, &fd, argv[4], atol(argv[5]));
+		return 0;
+	}
 	if (strcmp(argv[3], "flood") != 0) {
 		trickle(&ssl, fd.fd, strcmp(argv[3], "record") == 0,
 		    atol(argv[4]), atof(argv[5]));
