@@ -60,30 +60,28 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 	}
 	/* what has arrived, without waiting (and without giving the turn
 	 * away); then each wait for more of the body may last
-	 * REQUEST_TIMEOUT, and not past the caller's deadline (CGI_TIMEOUT) */
+	 * REQUEST_TIMEOUT, and not past the caller's deadline (CGI_TIMEOUT).
+	 * Readable is not always readable enough: over TLS the bytes may be
+	 * part of a record, which gives nothing until it is whole */
 	{
-		ssize_t r = conn_read(c, buf, n);
+		long long until = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL,
+		    left;
+		ssize_t r;
 
-		if (r >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
-			return r;
-		if (b->b_nowait)
-			return BODY_AGAIN;
-	}
-	{
-		long long ms = CONFIG_REQUEST_TIMEOUT * 1000LL;
-
-		if (b->b_deadline > 0) {
-			long long left = b->b_deadline - now_ms();
-
-			if (left < ms)
-				ms = left > 0 ? left : 0;
+		if (b->b_deadline > 0 && b->b_deadline < until)
+			until = b->b_deadline;
+		while ((r = conn_read(c, buf, n)) < 0 &&
+		    (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (b->b_nowait)
+				return BODY_AGAIN;
+			/* meanwhile, at MAX_CONNECTIONS, a newcomer may have
+			 * this connection closed: see server_wait */
+			if ((left = until - now_ms()) <= 0 ||
+			    conn_wait_readable(c, (int)left) <= 0)
+				return -1;
 		}
-		/* meanwhile, at MAX_CONNECTIONS, a newcomer may have this
-		 * connection closed: see server_wait */
-		if (conn_wait_readable(c, (int)ms) <= 0)
-			return -1;
+		return r;
 	}
-	return conn_read(c, buf, n);
 }
 
 /*

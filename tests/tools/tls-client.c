@@ -15,9 +15,10 @@
  *	closes the connection, or "open after S s" once SECONDS have
  *	passed.  Such a client must get REQUEST_TIMEOUT, not keep its
  *	connection for as long as it likes.
- *   tls-client HOST PORT body PATH IDLE_MS
- *	a POST of PATH with a body of 3,000 bytes in one record, sent in
- *	two halves 200 ms apart; after the answer, IDLE_MS of silence,
+ *   tls-client HOST PORT body PATH IDLE_MS [METHOD]
+ *	a POST (or METHOD) of PATH with a body of 3,000 bytes in one
+ *	record, sent in two halves 200 ms apart; after the answer, IDLE_MS
+ *	of silence,
  *	then a GET of PATH on the same connection.  Prints "first: LINE"
  *	and "second: LINE" (their status lines), or "second: closed".
  *	Keep-alive must outlast a body that came in pieces.
@@ -158,10 +159,11 @@ drain(mbedtls_ssl_context *ssl, int fd, long ms)
 			poll(NULL, 0, 10);
 }
 
-/* body: a POST whose body's record comes in two halves, then silence */
+/* body: a POST (or method) whose body's record comes in two halves,
+ * then silence */
 static void
-body(mbedtls_ssl_context *ssl, mbedtls_net_context *fd, const char *path,
-    long idle)
+body(mbedtls_ssl_context *ssl, mbedtls_net_context *fd, const char *method,
+    const char *path, long idle)
 {
 	struct timespec gap = { 0, 200000000L }, rest = { idle / 1000,
 	    idle % 1000 * 1000000L };
@@ -170,8 +172,8 @@ body(mbedtls_ssl_context *ssl, mbedtls_net_context *fd, const char *path,
 	size_t half;
 
 	memset(data, 'b', sizeof(data));
-	snprintf(head, sizeof(head), "POST %s HTTP/1.1\r\nHost: x\r\n"
-	    "Content-Length: %zu\r\n\r\n", path, sizeof(data));
+	snprintf(head, sizeof(head), "%s %s HTTP/1.1\r\nHost: x\r\n"
+	    "Content-Length: %zu\r\n\r\n", method, path, sizeof(data));
 	if (mbedtls_ssl_write(ssl, (unsigned char *)head, strlen(head)) <= 0)
 		exit(1);
 	mbedtls_ssl_set_bio(ssl, NULL, keep, mbedtls_net_recv, NULL);
@@ -208,9 +210,11 @@ main(int argc, char **argv)
 	long n, k;
 	int r;
 
-	if (argc < 5 || (strcmp(argv[3], "flood") != 0 && argc != 6)) {
+	if (argc < 5 || (strcmp(argv[3], "flood") != 0 && argc != 6 &&
+	    !(strcmp(argv[3], "body") == 0 && argc == 7))) {
 		fprintf(stderr, "usage: tls-client HOST PORT flood N | "
-		    "alerts|record INTERVAL_MS SECONDS | body PATH IDLE_MS\n");
+		    "alerts|record INTERVAL_MS SECONDS | body PATH IDLE_MS "
+		    "[METHOD]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -236,7 +240,8 @@ main(int argc, char **argv)
 		}
 	if (strcmp(argv[3], "body") == 0) {
 		mbedtls_net_set_nonblock(&fd);
-		body(&ssl, &fd, argv[4], atol(argv[5]));
+		body(&ssl, &fd, argc == 7 ? argv[6] : "POST", argv[4],
+		    atol(argv[5]));
 		return 0;
 	}
 	if (strcmp(argv[3], "flood") != 0) {
