@@ -513,9 +513,11 @@ orphan_check(struct orphan *o, long long now)
 {
 	int st = 0;
 
-	/* gone, but its stderr not read to the end: the next tick reads it
-	 * (cgi_reaper), outside the lock */
-	if (cgi_ended(o->o_pid, 0) && !(ENABLE_LOG && o->o_err != -1)) {
+	if (cgi_ended(o->o_pid, 0)) {
+		/* its stderr not read to the end yet: the next tick reads
+		 * it (cgi_reaper), outside the lock; not "still running" */
+		if (ENABLE_LOG && o->o_err != -1)
+			return 0;
 		if (o->o_termed)	/* its group goes with it, as in cgi_kill */
 			kill_wait(o->o_pid, 1, &st);
 		else {
