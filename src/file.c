@@ -889,15 +889,18 @@ accepts_gzip(const char *v)
 	if (v == NULL)
 		return 0;
 	while (list_next(&v, &it) && it.li_len > 0) {
-		/* q=0, q=0.0 and the like refuse; any other q accepts */
+		/* q=0, q=0.0 and the like refuse; any other q accepts.  The
+		 * weight is the q parameter's own value, wherever it stands */
 		q = 1;
-		if ((p = it.li_params) != NULL) {
-			while (*p == ' ' || *p == '\t')
+		for (p = it.li_params; p != NULL && *p != '\0' && *p != ',';) {
+			while (*p == ' ' || *p == '\t' || *p == ';')
 				p++;
 			if ((p[0] == 'q' || p[0] == 'Q') && p[1] == '=')
-				for (q = 0, p += 2; *p != '\0' && *p != ','; p++)
+				for (q = 0, p += 2; strchr(",; \t", *p) == NULL; p++)
 					if (*p >= '1' && *p <= '9')
 						q = 1;
+			while (strchr(",;", *p) == NULL)
+				p++;
 		}
 		if ((it.li_len == 4 && strncasecmp(it.li_name, "gzip", 4) == 0) ||
 		    (it.li_len == 6 && strncasecmp(it.li_name, "x-gzip", 6) == 0))

@@ -37,7 +37,8 @@
  *      0 or 1, whatever it is.
  *   7  an Accept-Encoding built from the rest as RFC 9110 12.5.3 writes
  *      it (codings, "*", weights from "q=0" to "q=1.000", whitespace
- *      around the separators): gzip goes out exactly when "gzip" or
+ *      around the separators, a parameter that is no weight after
+ *      the weight): gzip goes out exactly when "gzip" or
  *      "x-gzip" has a weight above 0, the first of them that is named,
  *      or, neither named, the last "*" has one.
  */
@@ -403,9 +404,11 @@ fuzz_gzip_built(struct cursor *c)
 	    "0.5", "1", "1.0", "1.000", "Q=0", "q=0.", "1.00" };
 	static const int q_pos[] = { 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 1 };
 	static const char *const ows[] = { "", " ", "\t", "  " };
+	static const char *const ext[] = { "x=1", "level=9", "qq=1",
+	    "a=0.5" };
 	char v[512];
 	size_t o = 0, elems = 1 + cur_byte(c) % 8, i;
-	unsigned k, w;
+	unsigned k, w, e;
 	int want = 0, star = 0, gz_seen = 0, pos;
 
 	for (i = 0; i < elems; i++) {
@@ -426,6 +429,13 @@ fuzz_gzip_built(struct cursor *c)
 			if ((k / 10) % 11 < 8 || (k / 10) % 11 == 10)
 				put(v, &o, "q=", 2);
 			put(v, &o, q[(k / 10) % 11], strlen(q[(k / 10) % 11]));
+		}
+		e = cur_byte(c);
+		if (e & 1) {	/* a parameter that is no weight, after it */
+			put(v, &o, ows[e >> 1 & 3], strlen(ows[e >> 1 & 3]));
+			put(v, &o, ";", 1);
+			put(v, &o, ows[e >> 3 & 3], strlen(ows[e >> 3 & 3]));
+			put(v, &o, ext[e >> 5 & 3], strlen(ext[e >> 5 & 3]));
 		}
 		if (is_gzip[k % 10] && !gz_seen) {
 			gz_seen = 1;

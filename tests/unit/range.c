@@ -398,6 +398,19 @@ static const struct {
 	{ __LINE__, "*, gzip;q=0", 0, NULL },
 	{ __LINE__, "*;q=1, x-gzip;q=0", 0, NULL },
 	{ __LINE__, "*;q=0, x-gzip;q=0.3", 1, NULL },
+	/* the weight is q's own value: a digit in a parameter after it, or
+	 * before it, is not a weight */
+	{ __LINE__, "gzip;q=0;x=1", 0, NULL },
+	{ __LINE__, "gzip;q=0 ; x=1", 0, NULL },
+	{ __LINE__, "gzip;q=0.0;level=9, br", 0, NULL },
+	{ __LINE__, "gzip;x=1;q=0", 0, NULL },
+	{ __LINE__, "gzip; x=1 ; q=0", 0, NULL },
+	{ __LINE__, "gzip;x=0", 1, NULL },
+	{ __LINE__, "gzip;x=0;q=0.5", 1, NULL },
+	{ __LINE__, "gzip;qq=0", 1, NULL },
+	{ __LINE__, "gzip;;q=0", 0, NULL },
+	{ __LINE__, "gzip;q=0;", 0, NULL },
+	{ __LINE__, "*;q=0;x=1, br", 0, NULL },
 };
 
 static void
