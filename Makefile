@@ -10,10 +10,13 @@
 #   make size               the size and memory budgets (doc/SIZE.md)
 #   make cost               instructions and system calls per request
 #   make install            binary to BIN_DIR, error pages, rc.httpd, man page
+#   make install-strip      the same, the binary stripped
 #   make BUILD=dir CONF=f   build dir/mrhttpd from another configuration
 #
-# Packagers: CC CFLAGS CPPFLAGS LDFLAGS CROSS_COMPILE DESTDIR PREFIX are
-# honoured; V=1 shows the commands.
+# Packagers: CC CFLAGS CPPFLAGS LDFLAGS CROSS_COMPILE DESTDIR are honoured,
+# and PREFIX for the man page (the binary goes to the configuration's
+# BIN_DIR, or BIN_DIR=dir); V=1 shows the commands.  A change of compiler or
+# flags rebuilds ($(BUILD)/flags).
 
 CROSS_COMPILE ?=
 ifeq ($(origin CC),default)
@@ -168,7 +171,18 @@ all: $(BUILD)/mrhttpd
 $(BUILD)/config.h $(BUILD)/config.mk: $(CONF) configure
 	$(Q_GEN)./configure -o $(BUILD) $(CONF) >/dev/null
 
-$(BUILD)/%.o: src/%.c $(HEADERS) Makefile $(TLS_DEPS) $(H2_DEPS)
+# The compiler and every flag, in $(BUILD)/flags, rewritten when they
+# change: "make CC=musl-gcc" or "make CROSS_COMPILE=..." after another
+# build rebuilds everything instead of keeping the other binary.
+BUILD_FLAGS := $(strip $(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS) \
+	$(FINAL_LDFLAGS) $(LIBS) $(SIZE_POSTLINK))
+ifneq ($(BUILD_FLAGS),$(strip $(shell cat $(BUILD)/flags 2>/dev/null)))
+$(BUILD)/flags: FORCE
+endif
+$(BUILD)/flags: $(BUILD)/config.h
+	$(file >$@,$(BUILD_FLAGS))
+
+$(BUILD)/%.o: src/%.c $(HEADERS) Makefile $(TLS_DEPS) $(H2_DEPS) $(BUILD)/flags
 	$(Q_CC)$(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS) -c -o $@ $<
 
 # mbed TLS for a cross or musl compiler, from Debian's source package
@@ -189,7 +203,7 @@ nghttp2:
 	@CC="$(CC)" AR="$(CROSS_COMPILE)ar" \
 	  sh extra/nghttp2.sh $(if $(NGHTTP2_OWN),$(NGHTTP2_OWN),$(CURDIR)/build/nghttp2/native)
 
-$(BUILD)/mrhttpd: $(OBJS)
+$(BUILD)/mrhttpd: $(OBJS) $(BUILD)/flags
 	$(Q_LD)$(CC) $(FINAL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
 	$(SIZE_POSTLINK)
 
@@ -331,13 +345,19 @@ install: all
 	if [ -f doc/mrhttpd.8 ]; then install -d $(DESTDIR)$(MANDIR)/man8 && \
 	  install -m 644 doc/mrhttpd.8 $(DESTDIR)$(MANDIR)/man8/; fi
 
+install-strip: install
+	$(STRIP) $(DESTDIR)$(BIN_DIR)/mrhttpd
+
 uninstall:
 	rm -f $(DESTDIR)$(BIN_DIR)/mrhttpd $(DESTDIR)$(INITDIR)/rc.httpd \
 	  $(DESTDIR)$(MANDIR)/man8/mrhttpd.8
+	if [ -n "$(PRIVATE_DIR)" ]; then for f in www/private/*.html; do \
+	  rm -f "$(DESTDIR)$(SERVER_ROOT)$(PRIVATE_DIR)/$${f##*/}"; done; fi
 
 clean:
-	rm -f src/*.o src/mrhttpd src/config.h src/config.mk
+	rm -f src/*.o src/mrhttpd src/config.h src/config.mk src/flags
 	rm -rf build tests/build
 
 .PHONY: mbedtls nghttp2 bench-tls bench-h2 all run check check-deps check-native check-sanitize check-cross test \
-	check-tsan matrix size bench cost install uninstall clean fuzz check-fuzz
+	check-tsan matrix size bench cost install install-strip uninstall clean fuzz check-fuzz FORCE
+FORCE:

@@ -228,9 +228,12 @@ http1_serve(struct conn *c)
 			else
 				http1_refuse(c, n);
 			return 0;
-		case HEAD_SWITCH:
-			c->c_proto = &h2_protocol;
-			return c->c_proto->p_serve(c);
+		case HEAD_SWITCH:	/* only where HTTP/2 is built */
+			if (ENABLE_HTTP2) {
+				c->c_proto = &h2_protocol;
+				return c->c_proto->p_serve(c);
+			}
+			break;
 		case HEAD_READY:
 			break;
 		}

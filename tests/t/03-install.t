@@ -37,6 +37,43 @@ unlike($rcfile, qr/\@[A-Z_]+\@/, 'no placeholder left in rc.httpd');
 	"$tmp/dest/opt/mr/sbin/mrhttpd", '-V');
 like($out, qr/^mrhttpd \S+$/m, 'the installed binary runs');
 
+# make install-strip: the same binary without its symbols, and it runs
+($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf",
+	"DESTDIR=$tmp/strip", 'INITDIR=/etc/init.d', 'install-strip');
+is($rc, 0, 'make install-strip') or diag($out);
+my ($full, $bare) = map { -s "$tmp/$_/opt/mr/sbin/mrhttpd" // 0 } qw(dest strip);
+ok($bare > 0 && $bare < $full, "install-strip: $bare bytes, not $full");
+($rc, $out) = run_cmd(split(' ', $ENV{RUN_WRAPPER} // ''),
+	"$tmp/strip/opt/mr/sbin/mrhttpd", '-V');
+like($out, qr/^mrhttpd \S+$/m, 'the stripped binary runs');
+
+# another compiler or other flags rebuild: the binary of the build before
+# is never kept (the README's "make CC=musl-gcc LDFLAGS=-static" after a
+# plain make, or CROSS_COMPILE after a native build)
+my $bin = "$tree/src/mrhttpd";
+my $sum = sub { my ($c, $o) = run_cmd('cksum', $bin); return $o };
+my $before = $sum->();
+($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf", 'CFLAGS=-O1');
+is($rc, 0, 'make CFLAGS=-O1 after that build') or diag($out);
+my $other = $sum->();
+isnt($other, $before, 'other flags: the binary is built again');
+($rc, $out) = run_cmd('make', '-C', $tree, "CONF=$conf", 'CFLAGS=-O1');
+like($out, qr/Nothing to be done/, 'the same flags again: nothing rebuilt');
+is($sum->(), $other, '... and the binary kept');
+($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf");
+is($rc, 0, 'make with the flags of the first build') or diag($out);
+isnt($sum->(), $other, 'back to those flags: built again');
+($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf", 'CFLAGS=-O0 -g');
+is($rc, 0, 'make CFLAGS="-O0 -g": no symbol left to the optimiser to drop')
+	or diag($out);
+
+# make uninstall takes away what make install put there
+($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf",
+	"DESTDIR=$tmp/dest", 'INITDIR=/etc/init.d', 'uninstall');
+is($rc, 0, 'make uninstall') or diag($out);
+($rc, $out) = run_cmd('find', "$tmp/dest", '-type', 'f');
+is($out, '', 'no installed file left') or diag($out);
+
 ($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf", 'clean');
 is($rc, 0, 'make clean') or diag($out);
 my @left = grep { -e } map { "$tree/src/$_" }
