@@ -113,10 +113,16 @@ OBJS-$(CONFIG_AUTO_INDEX) += dirlist.o
 OBJS-$(CONFIG_PUT) += upload.o
 OBJS-$(CONFIG_CGI) += cgi.o
 OBJS-$(CONFIG_AUTH_FILE) += auth.o
-# crypt(3) is in musl's libc, and in libcrypt next to glibc
+# crypt(3) is in libcrypt next to glibc, and in musl's libc, but not in
+# Debian's build of musl: there the link stops with a line that says so
 ifeq ($(CONFIG_AUTH_FILE),y)
-LIBS += $(shell echo 'int main(void){return 0;}' | $(CC) -x c - -lcrypt \
-	-o /dev/null 2>/dev/null && echo -lcrypt)
+CRYPT_PROBE = printf 'char crypt(void);\nint main(void){return crypt();}\n' | \
+	$(CC) $(LDFLAGS) -x c - -o /dev/null
+CRYPT_LIB := $(shell $(CRYPT_PROBE) -lcrypt 2>/dev/null && echo -lcrypt || \
+	{ $(CRYPT_PROBE) 2>/dev/null && echo libc; })
+LIBS += $(filter -lcrypt,$(CRYPT_LIB))
+CRYPT_CHECK = $(if $(CRYPT_LIB),,@echo "AUTH_FILE needs crypt(3), which $(CC) \
+	$(LDFLAGS) cannot link (Debian's musl has none: doc/SIZE.md)" >&2; exit 1)
 endif
 # TLS=1: mbed TLS, Debian's libmbedtls-dev natively, or MBEDTLS_DIR=dir
 # (include/ and lib/) for a build of it for the target, as "make mbedtls
@@ -204,6 +210,7 @@ nghttp2:
 	  sh extra/nghttp2.sh $(if $(NGHTTP2_OWN),$(NGHTTP2_OWN),$(CURDIR)/build/nghttp2/native)
 
 $(BUILD)/mrhttpd: $(OBJS) $(BUILD)/flags
+	$(CRYPT_CHECK)
 	$(Q_LD)$(CC) $(FINAL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
 	$(SIZE_POSTLINK)
 

@@ -67,6 +67,22 @@ isnt($sum->(), $other, 'back to those flags: built again');
 is($rc, 0, 'make CFLAGS="-O0 -g": no symbol left to the optimiser to drop')
 	or diag($out);
 
+# AUTH_FILE with a C library that has no crypt(3) (Debian's musl): the
+# build stops with a line naming the key, not a linker error
+SKIP: {
+	my ($m) = run_cmd('sh', '-c', 'command -v musl-gcc');
+	skip('no musl-gcc (Debian: musl-tools)', 1) if $m != 0;
+	my $ac = "$tmp/auth.conf";
+	open my $afh, '>', $ac or die "$ac: $!";
+	print $afh "PUBLIC_DIR=/srv/www\nAUTH_FILE=/etc/mr.users\n";
+	close $afh;
+	($rc, $out) = run_cmd('make', '-C', $tree, '-s', "BUILD=$tmp/musl-auth",
+		"CONF=$ac", 'CC=musl-gcc', 'LDFLAGS=-static');
+	ok($rc == 0 ? -x "$tmp/musl-auth/mrhttpd"
+	    : $out =~ /^AUTH_FILE needs crypt\(3\)/m && $out !~ /undefined reference/,
+	    'AUTH_FILE with musl: built, or refused by name') or diag($out);
+}
+
 # make uninstall takes away what make install put there
 ($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf",
 	"DESTDIR=$tmp/dest", 'INITDIR=/etc/init.d', 'uninstall');
