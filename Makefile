@@ -223,7 +223,7 @@ $(RUN_DIR)/run.conf: $(CONF)
 	  echo 'PUBLIC_DIR=$(CURDIR)/www/htdocs'; \
 	  echo 'PRIVATE_DIR=$(CURDIR)/www/private'; \
 	  echo 'SERVER_ADDR=127.0.0.1'; echo 'LOG_LEVEL=4'; echo 'LOG_FILE='; \
-	  echo 'DETACH=0'; echo 'SERVER_ROOT='; echo 'SYSTEM_USER='; } > $@
+	  echo 'DETACH=0'; echo 'SERVER_ROOT='; echo 'SYSTEM_USER='; echo 'PID_FILE='; } > $@
 endif
 
 run: $(RUN_DIR)/run.conf

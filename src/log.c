@@ -22,14 +22,16 @@ static int log_fd = STDOUT_FILENO;
  * Opens the log: LOG_FILE (inside SERVER_ROOT when given the jail's path
  * as prefix), syslog, or stdout.  Called before the jail with root's
  * rights, and again on SIGHUP with prefix "" to reopen after rotation:
- * dup3 swaps the descriptor under the writing threads atomically.
- * Returns 0, or -1 with errno set.
+ * dup3 swaps the descriptor under the writing threads atomically.  A
+ * file it makes is given to owner (SYSTEM_USER; -1: none), so that a
+ * reopen as that user can open it again; one that was there keeps its
+ * owner.  Returns 0, or -1 with errno set.
  */
 int
-log_open(const char *prefix)
+log_open(const char *prefix, uid_t owner)
 {
 	char path[2048];
-	int fd;
+	int fd, flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
 
 	static int syslog_open;
 
@@ -48,9 +50,12 @@ log_open(const char *prefix)
 	}
 	/* opened as root, in a directory the server's user may write to
 	 * (for rotation): never through a link planted there */
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
-	    O_NOFOLLOW, 0640);
-	if (fd == -1)
+	if ((fd = open(path, flags | O_CREAT | O_EXCL, 0640)) != -1) {
+		if (owner != (uid_t)-1 && fchown(fd, owner, (gid_t)-1) == -1) {
+			close(fd);
+			return -1;
+		}
+	} else if (errno != EEXIST || (fd = open(path, flags)) == -1)
 		return -1;
 	if (log_fd == STDOUT_FILENO)
 		log_fd = fd;

@@ -20,7 +20,7 @@ struct access {
 };
 
 #if ENABLE_LOG
-int	 log_open(const char *);
+int	 log_open(const char *, uid_t);
 void	 log_access(const struct conn *, const struct access *);
 void	 log_accepted(const struct conn *, const struct request *);
 void	 log_msg(const char *, const char *, ...)
@@ -29,7 +29,7 @@ void	 log_msg(const char *, const char *, ...)
 #define log_warn(...)	log_msg("warn", __VA_ARGS__)
 #define log_info(...)	log_msg("info", __VA_ARGS__)
 #else
-static inline int log_open(const char *p) { (void)p; return 0; }
+static inline int log_open(const char *p, uid_t u) { (void)p; (void)u; return 0; }
 static inline void log_access(const struct conn *c, const struct access *a)
     { (void)c; (void)a; }
 static inline void log_accepted(const struct conn *c, const struct request *r)

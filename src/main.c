@@ -371,7 +371,8 @@ main(int argc, char *argv[])
 		say("mrhttpd: warning: running as root: see SYSTEM_USER\n");
 
 	/* log: opened as root and before the jail, at its path inside it */
-	if (log_open(CONFIG_SERVER_ROOT) == -1)
+	if (log_open(CONFIG_SERVER_ROOT, ENABLE_SETUID ? pw->pw_uid :
+	    (uid_t)-1) == -1)
 		die("cannot open log file " CONFIG_SERVER_ROOT CONFIG_LOG_FILE
 		    ": ", strerror(errno), NULL);
 
@@ -410,7 +411,9 @@ main(int argc, char *argv[])
 	if (ENABLE_CGI && (settings.set_cgi_fd = open(CONFIG_CGI_DIR,
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		die("CGI_DIR " CONFIG_CGI_DIR ": ", strerror(errno), NULL);
-	if (ENABLE_SETUID) {
+	/* started as that user already (not root): nothing to drop */
+	if (ENABLE_SETUID && (pw->pw_uid == 0 || getuid() != pw->pw_uid ||
+	    geteuid() != pw->pw_uid)) {
 		if (setgroups(1, &pw->pw_gid) == -1 ||
 		    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1)
 			die("cannot become user " CONFIG_SYSTEM_USER ": ",

@@ -1353,7 +1353,7 @@ server_run(int ready)
 		if ((sig = (int)si.ssi_signo) != SIGHUP)
 			break;
 		/* the configuration is compiled in; only the log is reopened */
-		if (log_open("") == -1)
+		if (log_open("", (uid_t)-1) == -1)
 			log_error("SIGHUP: cannot reopen %s: %s", CONFIG_LOG_FILE,
 			    strerror(errno));
 	}

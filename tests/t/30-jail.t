@@ -10,6 +10,7 @@ use warnings;
 
 use File::Path qw(make_path);
 use IO::Socket::IP;
+use POSIX qw(WNOHANG);
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest qw(:DEFAULT slurp);
@@ -125,6 +126,16 @@ ok(!@leaks, 'traversal reaches neither the host\'s /etc/passwd nor the jail outs
 my $log = "$jail/log/access.log";
 ok(wait_for(sub { ($t->log =~ tr/\n//) >= 3 && $t->log =~ m{"GET / HTTP/1\.0" 200 } }),
 	'the access log inside the jail has the requests');
+
+# The log the server made as root at start-up is nobody's, so that a SIGHUP
+# with no rotation before it (rc.httpd reload, a logrotate that copies and
+# truncates) can open it again as nobody.
+is((stat $log)[4], $nuid, 'the log made at start-up is owned by nobody');
+kill 'HUP', $pid;
+http_get('/index.html?no-rotation');
+ok(wait_for(sub { $t->log =~ /no-rotation/ }),
+	'SIGHUP without a rotation: the next request is logged');
+unlike($t->log, qr/\[error\].*reopen/, 'SIGHUP without a rotation: no error');
 
 # --- SIGHUP: mv log log.1, the server makes a new log as nobody ---------------------
 http_get('/index.html?before-rotation');
@@ -252,6 +263,31 @@ fails($bin, qr{^mrhttpd: PUBLIC_DIR \Q$jail\E/htdocs: No such file or directory$
 {
 	my ($rc) = run_timed({ timeout => 10 }, $bin, '-x');
 	is($rc, 2, 'unknown option: exit 2 (usage)');
+}
+
+# Started as SYSTEM_USER itself, not as root: there is nothing to drop
+# (setgroups needs root), so it serves instead of failing the change.
+SKIP: {
+	skip 'no setpriv (util-linux)', 2 unless MrhttpdTest::find_prog('setpriv');
+	my $tb = MrhttpdTest->new(conf => { %base, SYSTEM_USER => 'nobody',
+		SERVER_ROOT => '', LOG_FILE => undef, PRIVATE_DIR => undef,
+		EXT_FILE_CMD => undef, PUBLIC_DIR => "$jail/htdocs" });
+	my $p2 = MrhttpdTest::_free_port('127.0.0.1');
+	my $pid = fork() // die "fork: $!";
+	if ($pid == 0) {
+		open STDIN, '<', '/dev/null';
+		{ exec 'setpriv', "--reuid=$nuid", "--regid=$ngid", '--clear-groups',
+			$tb->binary, '-f', '-a', '127.0.0.1', '-p', $p2 };
+		POSIX::_exit(127);
+	}
+	my ($r, $gone);
+	wait_for(sub { MrhttpdJail::connect_ok($p2)
+		|| ($gone = waitpid($pid, WNOHANG) == $pid) });
+	$r = body_of(http_get('/', port => $p2, timeout => 2)) unless $gone;
+	is($r && $r->{status}, 200, 'started as nobody, SYSTEM_USER=nobody: serves');
+	kill 'INT', $pid unless $gone;
+	is($gone ? "exited $?" : waitpid($pid, 0) == $pid ? $? >> 8 : -1, 0,
+		'... and stops with exit 0');
 }
 
 ok(port_free($port), 'no failed start left anything listening');

@@ -7,6 +7,7 @@
 use strict;
 use warnings;
 
+use IO::Socket::INET;
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest qw(:DEFAULT slurp);
@@ -183,6 +184,40 @@ is($code, 7, 'reload when stopped: 7 (not running)');
 	($code, $out) = rc(['start'], { PATH => '/usr/bin:/bin' }, undef, $hand);
 	is($code, 5, 'copied by hand, no binary anywhere: 5 (not installed)')
 		or diag($out);
+}
+
+# A DETACH=0 build is put in the background by rc.httpd; one that cannot
+# start (its port taken) fails the start, not only on its own stderr
+{
+	my $busy = IO::Socket::INET->new(Listen => 5, LocalAddr => '127.0.0.1',
+		LocalPort => 0, ReuseAddr => 0) or die "listen: $!";
+	my $fg = MrhttpdTest->new(conf => MrhttpdJail::conf($jail,
+		SERVER_PORT => $busy->sockport, SERVER_ADDR => '127.0.0.1',
+		DETACH => 0, SERVER_ROOT => '', SYSTEM_USER => '', LOG_FILE => '',
+		PUBLIC_DIR => "$jail/htdocs", PRIVATE_DIR => ''));
+	my $t0 = time;
+	($code, $out) = rc(['start'], { MRHTTPD => $fg->binary,
+		PIDFILE => "$dir/run/none.pid" });
+	is($code, 1, 'DETACH=0 build whose port is taken: start: 1') or diag($out);
+	like($out, qr/did not start \(exit 1\)/, '... and says so');
+	ok(time - $t0 < 10, sprintf('... within %.1f s', time - $t0));
+
+	# and one that starts is left running
+	my $fport = MrhttpdJail::first_free_port(18400, 18499);
+	SKIP: {
+		skip 'no free port in 18400-18499', 4 unless $fport;
+		my %env = (PIDFILE => "$dir/run/fg.pid");
+		my $ok = MrhttpdTest->new(conf => { %{ $fg->conf },
+			SERVER_PORT => $fport, PID_FILE => $env{PIDFILE} });
+		($code, $out) = rc(['start'], { MRHTTPD => $ok->binary, %env });
+		is($code, 0, 'DETACH=0 build: start: 0') or diag($out);
+		my ($r) = parse_responses(http_get('/', port => $fport, timeout => 3));
+		is($r && $r->{status}, 200, 'DETACH=0 build: serving');
+		($code) = rc(['status'], { MRHTTPD => $ok->binary, %env });
+		is($code, 0, 'DETACH=0 build: status: 0');
+		($code, $out) = rc(['stop'], { MRHTTPD => $ok->binary, %env });
+		is($code, 0, 'DETACH=0 build: stop: 0') or diag($out);
+	}
 }
 
 ($code) = rc(['frobnicate']);
