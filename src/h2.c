@@ -92,6 +92,7 @@ struct h2s {
 	int		 s_queued;	/* in h_head (1) or h_later (2) */
 	int		 s_thread;	/* a thread of its own runs it */
 	int		 s_rerun;	/* its response is a stream: thread */
+	int		 s_refusing;	/* answered at once, never on a thread */
 	int		 s_answered;	/* a response was submitted */
 	int		 s_closed;	/* nghttp2 is done with it */
 	size_t		 s_hlist;	/* header list bytes, as RFC 9113 counts */
@@ -962,11 +963,16 @@ h2_respond(struct conn *c, struct request *r, struct reply *rp,
 		return h2_post(s, rp, rs, body);
 	/* a stream body (a listing) is produced on a thread of its own,
 	 * where it may wait for the client: run it again there; so is a
-	 * file past the connection's H2_FDS */
+	 * file past the connection's H2_FDS.  A refusal's page (a file of
+	 * PRIVATE_DIR) past it is left out: its status still goes out */
 	if (body && (rs->rs_src == SRC_STREAM || (h2s_keeps_fd(s, rs) &&
 	    s->s_h2->h_fds >= H2_FDS))) {
-		s->s_rerun = 1;
-		return -1;
+		if (!s->s_refusing) {
+			s->s_rerun = 1;
+			return -1;
+		}
+		rs->rs_len = 0;
+		body = 0;
 	}
 	if ((body && h2s_own(s, rs) == -1) ||
 	    h2_submit(s->s_h2, s, rs, body) == -1) {
@@ -1206,6 +1212,7 @@ h2s_refuse(struct h2s *s, int status)
 	struct reply rp = { 0 };
 
 	h2s_drop_body(s->s_h2, s);
+	s->s_refusing = 1;
 	(void)response_error(&s->s_conn, &s->s_req, &rp, status);
 	h2s_log(s, &rp);
 	if (!s->s_answered)

@@ -330,6 +330,42 @@ flood('SETTINGS flood: 5,000 SETTINGS', h2_settings(3 => 100) x 5000, 11);
 		time - $t0));
 }
 
+# a refusal (here a malformed request: host and :authority differ) whose
+# PRIVATE_DIR page is a file, with H2_FDS (8) files already kept for a
+# zero window: its 400 goes out without the page.  It was reset with
+# INTERNAL_ERROR (blaming the server), and such resets were not counted
+# toward HTTP2_MAX_CONTROL
+{
+	my $pt = MrhttpdTest->new(conf => { HTTP2 => 1,
+		PRIVATE_DIR => "$dir/private-80", LOG_LEVEL => 4 });
+	$pt->write_file('f.html', 'file page ' x 200);
+	mkdir "$dir/private-80";
+	open my $pf, ">", "$dir/private-80/400.html" or die "400.html: $!";
+	print $pf 'bad request page ' x 100;
+	close $pf;
+	$pt->run;
+	my $c = h2_open($pt->port, 4 => 0);
+	http_send($c, join('', map { h2_headers(2 * $_ + 1, '/f.html') } 0 .. 7)
+		. h2_headers(17, '/f.html', 1, host => 'other.example'));
+	my ($f) = h2_read($c, 3, sub { $_[0]{id} == 17 });
+	my @s17 = grep { $_->{id} == 17 } @$f;
+	ok(@s17 && $s17[0]{type} == H2_HEADERS
+		&& $s17[0]{payload} =~ /^\x8c|400/,
+		'a refusal past the 8 kept files: its 400 goes out')
+		or diag(join ' ', map { "type $_->{type}" } @s17);
+	ok(!grep({ $_->{type} == H2_RST } @s17), '... and no reset');
+	close $c;
+	# without the window at zero, the same request gets its page
+	$c = h2_open($pt->port);
+	http_send($c, h2_headers(1, '/f.html', 1, host => 'other.example'));
+	($f) = h2_read($c, 3, sub { $_[0]{id} == 1 && $_[0]{type} == H2_DATA
+		&& $_[0]{flags} & 1 });
+	like(join('', map { $_->{payload} } grep { $_->{type} == H2_DATA } @$f),
+		qr/^(?:bad request page ){100}$/, '... which has its page otherwise');
+	close $c;
+	$pt->stop;
+}
+
 # ninety files asked for with a zero window: an answer given on the
 # driver keeps its file open until it is sent, and each kept one then,
 # so that a few connections from one address could take every
