@@ -10,8 +10,8 @@
 #   STATIC_PATH   a small static file (default /index.html)
 #   CGI_PATH      a CGI program (default /cgi-bin/perftest.sh); when it
 #                 does not answer 2xx, or answers with the program itself
-#                 (mrhttpd has no CGI yet), the CGI series is skipped with
-#                 a note on stderr
+#                 (a build without CGI_PATH), the CGI series is skipped
+#                 with a note on stderr
 #
 # options:
 #   --quick       a tiny series, for smoke tests (a few seconds)

@@ -302,7 +302,8 @@ main(int argc, char *argv[])
 
 	/*
 	 * signals, blocked in every thread: a vanished client's SIGPIPE stays
-	 * pending (the write fails with EPIPE), the rest are sigwait's.  A
+	 * pending (the write fails with EPIPE), the rest are read from the
+	 * signalfd of server_run.  A
 	 * program gets an empty mask and default actions (spawn_attr_init).
 	 */
 	sigemptyset(&set);
