@@ -520,7 +520,7 @@ ok($t->alive, 'the server is still up');
 		'SIGTERM: GOAWAY (last stream 1, NO_ERROR), stream 1 finishes, closed');
 	($fr, $closed) = h2_read($idle, 10);
 	ok(defined h2_goaway($fr) && $closed, 'SIGTERM: an idle connection gets GOAWAY');
-	is($t->stop, 0, 'the server exits 0');
+	is($t->stop, 0, 'the server exits 0') or diag($t->stderr);
 }
 
 done_testing();
