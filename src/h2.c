@@ -315,7 +315,14 @@ h2s_new(struct h2 *h, int32_t id)
 	s->s_id = id;
 	s->s_fd = -1;
 	s->s_hupw = -1;
-	s->s_conn = *h->h_conn;
+	/* the connection's fields but c_more, which next_conn may set on
+	 * another thread meanwhile (atomic): a plain copy of it races */
+	_Static_assert(offsetof(struct conn, c_more) + sizeof(int) ==
+	    offsetof(struct conn, c_tr), "c_tr follows c_more");
+	memcpy(&s->s_conn, h->h_conn, offsetof(struct conn, c_more));
+	memcpy(&s->s_conn.c_tr, &h->h_conn->c_tr,
+	    sizeof(struct conn) - offsetof(struct conn, c_tr));
+	s->s_conn.c_more = 0;
 	s->s_conn.c_hup = -1;
 	s->s_conn.c_tr = &h2s_transport;
 	s->s_conn.c_proto = &h2_protocol;
