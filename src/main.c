@@ -227,6 +227,24 @@ auth_header_user(void)
 	}
 }
 
+/* Started as pw already, with nothing of anyone else's: its uid and
+ * gid, real and effective, and no group but its own.  Capabilities and a
+ * saved uid of root are caught by the check that root cannot be had
+ * back, as after a change. */
+static int
+is_user(const struct passwd *pw)
+{
+	gid_t g[2];
+	int n;
+
+	if (pw->pw_uid == 0 || getuid() != pw->pw_uid ||
+	    geteuid() != pw->pw_uid || getgid() != pw->pw_gid ||
+	    getegid() != pw->pw_gid)
+		return 0;
+	n = getgroups(2, g);
+	return n == 0 || (n == 1 && g[0] == pw->pw_gid);
+}
+
 /* Writes our pid to PID_FILE (a host path: it is for init scripts). */
 static void
 write_pid_file(void)
@@ -412,11 +430,9 @@ main(int argc, char *argv[])
 	if (ENABLE_CGI && (settings.set_cgi_fd = open(CONFIG_CGI_DIR,
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		die("CGI_DIR " CONFIG_CGI_DIR ": ", strerror(errno), NULL);
-	/* started as that user already (not root): nothing to drop */
-	if (ENABLE_SETUID && (pw->pw_uid == 0 || getuid() != pw->pw_uid ||
-	    geteuid() != pw->pw_uid)) {
-		if (setgroups(1, &pw->pw_gid) == -1 ||
-		    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1)
+	if (ENABLE_SETUID) {
+		if (!is_user(pw) && (setgroups(1, &pw->pw_gid) == -1 ||
+		    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1))
 			die("cannot become user " CONFIG_SYSTEM_USER ": ",
 			    strerror(errno), NULL);
 		if (pw->pw_uid != 0 && (setuid(0) != -1 || seteuid(0) != -1))

@@ -268,7 +268,7 @@ fails($bin, qr{^mrhttpd: PUBLIC_DIR \Q$jail\E/htdocs: No such file or directory$
 # Started as SYSTEM_USER itself, not as root: there is nothing to drop
 # (setgroups needs root), so it serves instead of failing the change.
 SKIP: {
-	skip 'no setpriv (util-linux)', 2 unless MrhttpdTest::find_prog('setpriv');
+	skip 'no setpriv (util-linux)', 5 unless MrhttpdTest::find_prog('setpriv');
 	my $tb = MrhttpdTest->new(conf => { %base, SYSTEM_USER => 'nobody',
 		SERVER_ROOT => '', LOG_FILE => undef, PRIVATE_DIR => undef,
 		EXT_FILE_CMD => undef, PUBLIC_DIR => "$jail/htdocs" });
@@ -286,8 +286,25 @@ SKIP: {
 	$r = body_of(http_get('/', port => $p2, timeout => 2)) unless $gone;
 	is($r && $r->{status}, 200, 'started as nobody, SYSTEM_USER=nobody: serves');
 	kill 'INT', $pid unless $gone;
-	is($gone ? "exited $?" : waitpid($pid, 0) == $pid ? $? >> 8 : -1, 0,
-		'... and stops with exit 0');
+	$gone ||= wait_for(sub { waitpid($pid, WNOHANG) == $pid }, 10) ? 2 : 0;
+	is($gone == 2 ? $? >> 8 : "not stopped ($gone)", 0, '... and stops with exit 0');
+	if (!$gone) { kill 'KILL', $pid; waitpid($pid, 0) }
+
+	# nobody's uid but root's group, or root's groups, or the capability
+	# to become root again: that is no user change made, and it refuses
+	for my $how (['--regid=0', '--clear-groups'],
+	    ["--regid=$ngid", '--groups=0'],
+	    ["--regid=$ngid", '--clear-groups', '--inh-caps=+setuid',
+	     '--ambient-caps=+setuid']) {
+		my $errf = "$dir/setpriv.err";
+		my ($rc) = run_timed({ timeout => 5, stderr => $errf }, 'setpriv',
+			"--reuid=$nuid", @$how, $tb->binary, '-f', '-a', '127.0.0.1',
+			'-p', MrhttpdTest::_free_port('127.0.0.1'));
+		my $out = slurp($errf) // '';
+		ok($rc == 1 && $out =~ /^mrhttpd: (?:cannot become user nobody|dropping root to nobody did not stick)/m,
+			"started as nobody with @$how: refused")
+			or diag("rc $rc: $out");
+	}
 }
 
 ok(port_free($port), 'no failed start left anything listening');
