@@ -23,9 +23,9 @@ static int log_fd = STDOUT_FILENO;
  * as prefix), syslog, or stdout.  Called before the jail with root's
  * rights, and again on SIGHUP with prefix "" to reopen after rotation:
  * dup3 swaps the descriptor under the writing threads atomically.  A
- * file it makes is given to owner (SYSTEM_USER; -1: none), so that a
- * reopen as that user can open it again; one that was there keeps its
- * owner.  Returns 0, or -1 with errno set.
+ * file it makes is given to owner (SYSTEM_USER; -1: none) where it can
+ * be, so that a reopen as that user can open it again; one that was
+ * there keeps its owner.  Returns 0, or -1 with errno set.
  */
 int
 log_open(const char *prefix, uid_t owner)
@@ -51,10 +51,10 @@ log_open(const char *prefix, uid_t owner)
 	/* opened as root, in a directory the server's user may write to
 	 * (for rotation): never through a link planted there */
 	if ((fd = open(path, flags | O_CREAT | O_EXCL, 0640)) != -1) {
-		if (owner != (uid_t)-1 && fchown(fd, owner, (gid_t)-1) == -1) {
-			close(fd);
-			return -1;
-		}
+		/* not where files have no owners (vfat), or not as root:
+		 * then the server goes on, and only a reopen may fail */
+		if (owner != (uid_t)-1 && fchown(fd, owner, (gid_t)-1) == -1)
+			errno = 0;
 	} else if (errno != EEXIST || (fd = open(path, flags)) == -1)
 		return -1;
 	if (log_fd == STDOUT_FILENO)
