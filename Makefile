@@ -122,7 +122,8 @@ CRYPT_LIB := $(shell $(CRYPT_PROBE) -lcrypt 2>/dev/null && echo -lcrypt || \
 	{ $(CRYPT_PROBE) 2>/dev/null && echo libc; })
 LIBS += $(filter -lcrypt,$(CRYPT_LIB))
 CRYPT_CHECK = $(if $(CRYPT_LIB),,@echo "AUTH_FILE needs crypt(3), which $(CC) \
-	$(LDFLAGS) cannot link (Debian's musl has none: doc/SIZE.md)" >&2; exit 1)
+	$(LDFLAGS) cannot link (Debian has none for musl or static cross \
+	builds: doc/SIZE.md)" >&2; exit 1)
 endif
 # TLS=1: mbed TLS, Debian's libmbedtls-dev natively, or MBEDTLS_DIR=dir
 # (include/ and lib/) for a build of it for the target, as "make mbedtls
@@ -177,13 +178,25 @@ all: $(BUILD)/mrhttpd
 $(BUILD)/config.h $(BUILD)/config.mk: $(CONF) configure
 	$(Q_GEN)./configure -o $(BUILD) $(CONF) >/dev/null
 
-# The compiler and every flag, in $(BUILD)/flags, rewritten when they
+# The toolchain and its flags, in $(BUILD)/flags, rewritten when they
 # change: "make CC=musl-gcc" or "make CROSS_COMPILE=..." after another
-# build rebuilds everything instead of keeping the other binary.
-BUILD_FLAGS := $(strip $(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS) \
-	$(FINAL_LDFLAGS) $(LIBS) $(SIZE_POSTLINK))
-ifneq ($(BUILD_FLAGS),$(strip $(shell cat $(BUILD)/flags 2>/dev/null)))
+# build rebuilds everything instead of keeping the other binary (the
+# configuration has config.h for that).  make install with others than
+# the build had stops instead: "make CROSS_COMPILE=..." then a plain
+# "make install" (or sudo, which drops CC from the environment) would
+# install a native binary.  $(file) needs GNU make 4.0.
+BUILD_FLAGS := $(strip CC=$(CC) CFLAGS=$(CFLAGS) CPPFLAGS=$(CPPFLAGS) \
+	LDFLAGS=$(LDFLAGS) SIZE=$(SIZE) HARDEN=$(HARDEN) SANITIZE=$(SANITIZE) \
+	SAN=$(SAN) OBJCOPY=$(OBJCOPY) MBEDTLS_DIR=$(MBEDTLS_DIR) \
+	NGHTTP2_DIR=$(NGHTTP2_DIR))
+BUILT_FLAGS := $(strip $(shell cat $(BUILD)/flags 2>/dev/null))
+ifneq ($(BUILD_FLAGS),$(BUILT_FLAGS))
 $(BUILD)/flags: FORCE
+ifneq ($(BUILT_FLAGS),)
+ifneq ($(filter install install-strip,$(MAKECMDGOALS)),)
+$(error $(BUILD)/mrhttpd was built with $(BUILT_FLAGS): give make install the same, or make it again first)
+endif
+endif
 endif
 $(BUILD)/flags: $(BUILD)/config.h
 	$(file >$@,$(BUILD_FLAGS))
@@ -217,7 +230,7 @@ $(BUILD)/mrhttpd: $(OBJS) $(BUILD)/flags
 # --- trying it out -------------------------------------------------------------
 RUN_DIR = build/run
 ifneq ($(CONF),$(RUN_DIR)/run.conf)
-$(RUN_DIR)/run.conf: $(CONF)
+$(RUN_DIR)/run.conf: $(CONF) Makefile
 	@mkdir -p $(RUN_DIR)
 	@{ cat $(CONF); echo; echo '# make run: serve the sample site, log to the terminal'; \
 	  echo 'PUBLIC_DIR=$(CURDIR)/www/htdocs'; \

@@ -57,6 +57,14 @@ my $before = $sum->();
 is($rc, 0, 'make CFLAGS=-O1 after that build') or diag($out);
 my $other = $sum->();
 isnt($other, $before, 'other flags: the binary is built again');
+# make install without them would build and install another binary (a
+# native one after "make CROSS_COMPILE=..."): it stops instead
+($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf",
+	"DESTDIR=$tmp/other", 'INITDIR=/etc/init.d', 'install');
+ok($rc != 0 && $out =~ /built with .*CFLAGS=-O1/ && !-e "$tmp/other",
+	'make install with other flags than the build: refused, nothing installed')
+	or diag($out);
+is($sum->(), $other, '... and the binary kept');
 ($rc, $out) = run_cmd('make', '-C', $tree, "CONF=$conf", 'CFLAGS=-O1');
 like($out, qr/Nothing to be done/, 'the same flags again: nothing rebuilt');
 is($sum->(), $other, '... and the binary kept');
@@ -93,7 +101,7 @@ is($out, '', 'no installed file left') or diag($out);
 ($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf", 'clean');
 is($rc, 0, 'make clean') or diag($out);
 my @left = grep { -e } map { "$tree/src/$_" }
-	qw(mrhttpd config.h config.mk main.o server.o);
+	qw(mrhttpd config.h config.mk flags main.o server.o);
 is("@left", '', 'make clean removes the binary, objects and generated files');
 
 done_testing();

@@ -215,8 +215,11 @@ is($code, 7, 'reload when stopped: 7 (not running)');
 		is($r && $r->{status}, 200, 'DETACH=0 build: serving');
 		($code) = rc(['status'], { MRHTTPD => $ok->binary, %env });
 		is($code, 0, 'DETACH=0 build: status: 0');
+		my $fgpid = (slurp($env{PIDFILE}) // '') =~ /^(\d+)/ ? $1 : undef;
 		($code, $out) = rc(['stop'], { MRHTTPD => $ok->binary, %env });
 		is($code, 0, 'DETACH=0 build: stop: 0') or diag($out);
+		kill 'KILL', $fgpid if $fgpid && kill(0, $fgpid)
+			&& (slurp("/proc/$fgpid/comm") // '') =~ /^mrhttpd/;
 	}
 }
 
