@@ -193,8 +193,10 @@ BUILT_FLAGS := $(strip $(shell cat $(BUILD)/flags 2>/dev/null))
 ifneq ($(BUILD_FLAGS),$(BUILT_FLAGS))
 $(BUILD)/flags: FORCE
 ifneq ($(BUILT_FLAGS),)
+ifneq ($(wildcard $(BUILD)/mrhttpd),)
 ifneq ($(filter install install-strip,$(MAKECMDGOALS)),)
 $(error $(BUILD)/mrhttpd was built with $(BUILT_FLAGS): give make install the same, or make it again first)
+endif
 endif
 endif
 endif

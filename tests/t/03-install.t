@@ -13,7 +13,7 @@ my $tmp = tempdir('mrhttpd-install-XXXXXXXX', TMPDIR => 1, CLEANUP => 1);
 my $tree = "$tmp/tree";
 my ($rc, $out) = run_cmd('sh', '-c', "mkdir -p '$tree' && cd '$root' && "
 	. "cp -R Makefile configure mrhttpd.conf rc.httpd src www '$tree'/ && "
-	. "rm -f '$tree'/src/*.o '$tree'/src/config.* '$tree'/src/mrhttpd");
+	. "rm -f '$tree'/src/*.o '$tree'/src/config.* '$tree'/src/flags '$tree'/src/mrhttpd");
 is($rc, 0, 'copied the tree') or diag($out);
 
 my $conf = "$tmp/install.conf";
