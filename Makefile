@@ -192,12 +192,8 @@ BUILD_FLAGS := $(strip CC=$(CC) CFLAGS=$(CFLAGS) CPPFLAGS=$(CPPFLAGS) \
 BUILT_FLAGS := $(strip $(shell cat $(BUILD)/flags 2>/dev/null))
 ifneq ($(BUILD_FLAGS),$(BUILT_FLAGS))
 $(BUILD)/flags: FORCE
-ifneq ($(BUILT_FLAGS),)
-ifneq ($(wildcard $(BUILD)/mrhttpd),)
-ifneq ($(filter install install-strip,$(MAKECMDGOALS)),)
+ifneq ($(and $(BUILT_FLAGS),$(wildcard $(BUILD)/mrhttpd),$(filter install install-strip,$(MAKECMDGOALS))),)
 $(error $(BUILD)/mrhttpd was built with $(BUILT_FLAGS): give make install the same, or make it again first)
-endif
-endif
 endif
 endif
 $(BUILD)/flags: $(BUILD)/config.h
