@@ -30,9 +30,27 @@ static struct {
 	const char	*u_hash;
 } users[AUTH_USERS_MAX];
 static int nusers;
-/* crypt(3) keeps its result in static storage in glibc and musl alike.
- * Only requests that check a password take this lock. */
+/*
+ * crypt(3) keeps its result in static storage in glibc and musl alike, so
+ * one check runs at a time, and the turn goes round the addresses in line:
+ * each waiter has a round, one past the last of its address's waiters
+ * ahead of it (or the round served last), and the lowest round goes first,
+ * the earliest of equals.  An address with many checks waiting gets one
+ * per round like any other, so a flood of wrong passwords from one address
+ * delays another's login by one check, not by all of them.  Only requests
+ * that check a password take crypt_lock.
+ */
+struct waiter {
+	const char	*w_addr;	/* the client's address, printable */
+	unsigned long	 w_round;
+	int		 w_go;		/* its turn now */
+	pthread_cond_t	 w_cond;
+	struct waiter	*w_next;
+};
 static pthread_mutex_t crypt_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct waiter *queue;		/* in order of arrival */
+static unsigned long served;		/* the round of the last turn given */
+static int busy;			/* a check runs */
 
 /* Passwords that passed crypt(3) lately, under seen_lock. */
 static struct seen {
@@ -143,6 +161,54 @@ seen_pass(int u, const char *pass, int add)
 	return hit;
 }
 
+/* Waits for the turn at crypt(3), in addr's round. */
+static void
+crypt_take(const char *addr)
+{
+	struct waiter w = { addr, 0, 0, PTHREAD_COND_INITIALIZER, NULL },
+	    **pp;
+
+	pthread_mutex_lock(&crypt_lock);
+	w.w_round = served + 1;
+	if (!busy) {
+		busy = 1;
+		pthread_mutex_unlock(&crypt_lock);
+		return;
+	}
+	for (pp = &queue; *pp != NULL; pp = &(*pp)->w_next)
+		if (strcmp((*pp)->w_addr, addr) == 0 &&
+		    (*pp)->w_round >= w.w_round)
+			w.w_round = (*pp)->w_round + 1;
+	*pp = &w;
+	while (!w.w_go)
+		pthread_cond_wait(&w.w_cond, &crypt_lock);
+	pthread_mutex_unlock(&crypt_lock);
+	pthread_cond_destroy(&w.w_cond);
+}
+
+/* Gives the turn to the waiter of the lowest round, or frees it. */
+static void
+crypt_give(void)
+{
+	struct waiter **pp, **next = NULL, *w;
+
+	pthread_mutex_lock(&crypt_lock);
+	for (pp = &queue; *pp != NULL; pp = &(*pp)->w_next)
+		if (next == NULL || (*pp)->w_round < (*next)->w_round)
+			next = pp;
+	if (next == NULL)
+		busy = 0;
+	else {
+		w = *next;
+		*next = w->w_next;
+		served = w->w_round;
+		w->w_go = 1;
+		/* under the lock: w cannot leave, and go, before this */
+		pthread_cond_signal(&w->w_cond);
+	}
+	pthread_mutex_unlock(&crypt_lock);
+}
+
 const char *
 auth_file_seen(const char *v)
 {
@@ -162,7 +228,7 @@ auth_file_seen(const char *v)
  * does not tell which names exist.
  */
 const char *
-auth_file_check(const char *v)
+auth_file_check(const char *v, const char *addr)
 {
 	char cred[512], *pass, *h;
 	const char *hash;
@@ -171,13 +237,15 @@ auth_file_check(const char *v)
 	if ((u = auth_parse(v, cred, sizeof(cred), &pass)) < 0)
 		return NULL;
 	hash = users[u < nusers ? u : 0].u_hash;
-	pthread_mutex_lock(&crypt_lock);
-	h = crypt(pass, hash);
-	/* the whole hash, whatever matches first */
-	if (h != NULL && *hash != '\0' && ct_equal(h, strlen(h), hash,
-	    strlen(hash)))
-		ok = u < nusers;
-	pthread_mutex_unlock(&crypt_lock);
+	crypt_take(addr);
+	/* the same password may have passed while this one waited (a
+	 * browser's requests in parallel): no second crypt(3) */
+	if (u < nusers && seen_pass(u, pass, 0))
+		ok = 1;
+	else if ((h = crypt(pass, hash)) != NULL && *hash != '\0' &&
+	    ct_equal(h, strlen(h), hash, strlen(hash)))
+		ok = u < nusers;	/* the whole hash, whatever matches first */
+	crypt_give();
 	if (ok)
 		(void)seen_pass(u, pass, 1);
 	explicit_bzero(cred, sizeof(cred));

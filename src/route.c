@@ -181,7 +181,7 @@ route_run(struct conn *c, struct request *r, struct reply *rp, enum route rt)
 {
 	int ok;
 
-	if ((ok = route_authorized(r, rt)) < 0)
+	if ((ok = route_authorized(c, r, rt)) < 0)
 		return response_error(c, r, rp, -ok);
 	if (!ok)
 		return response_error_field(c, r, rp, 401, "WWW-Authenticate",
@@ -270,7 +270,7 @@ needs_auth(const struct request *r, enum route rt)
 }
 
 int
-route_authorized(struct request *r, enum route rt)
+route_authorized(struct conn *c, struct request *r, enum route rt)
 {
 	const char *got = r->req_authorization, *user, *sp;
 	size_t n, k;
@@ -284,7 +284,7 @@ route_authorized(struct request *r, enum route rt)
 		if ((user = auth_file_seen(got)) == NULL &&
 		    server_yield() != 0)
 			return -503;
-		if (user != NULL || (user = auth_file_check(got)) != NULL) {
+		if (user != NULL || (user = auth_file_check(got, c->c_addr)) != NULL) {
 			r->req_user = user;
 			r->req_auth_type = "Basic";
 			return 1;

@@ -33,12 +33,12 @@ int	 route_serve_as(struct conn *, struct request *, struct reply *,
  * meanwhile.  Without AUTH, a stub: always.
  */
 #if ENABLE_AUTH
-int	 route_authorized(struct request *, enum route);
+int	 route_authorized(struct conn *, struct request *, enum route);
 #else
 static inline int
-route_authorized(struct request *r, enum route rt)
+route_authorized(struct conn *c, struct request *r, enum route rt)
 {
-	(void)r; (void)rt;
+	(void)c; (void)r; (void)rt;
 	return 1;
 }
 #endif
