@@ -411,6 +411,17 @@ static const struct {
 	{ __LINE__, "gzip;;q=0", 0, NULL },
 	{ __LINE__, "gzip;q=0;", 0, NULL },
 	{ __LINE__, "*;q=0;x=1, br", 0, NULL },
+	/* an element with no name is malformed: no gzip by "*" (what
+	 * follows may refuse gzip, and identity is always allowed), but
+	 * gzip named before it keeps its own weight */
+	{ __LINE__, "*, ;x, gzip;q=0", 0, NULL },
+	{ __LINE__, "gzip, ;q=1", 1, NULL },
+	{ __LINE__, ";q=1", 0, NULL },
+	{ __LINE__, "*, ;", 0, NULL },
+	/* empty elements are allowed (RFC 9110 5.6.1) */
+	{ __LINE__, ", gzip", 1, NULL },
+	{ __LINE__, "gzip,,", 1, NULL },
+	{ __LINE__, " , ,*", 1, NULL },
 };
 
 static void
