@@ -86,17 +86,22 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 
 /*
  * Gives back bytes read past the end of a chunked body: they belong to the
- * next request.  They go behind the received bytes, where the connection
- * loop keeps pipelined data; if they do not fit, the connection closes.
+ * next request.  Taken from c_buf (inbuf), they are still there, right
+ * before c_pos.  Read from the socket, they go behind the received bytes,
+ * where the connection loop keeps pipelined data; if they do not fit, the
+ * connection closes.
  */
 static void
-body_unread(struct conn *c, struct body *b, const char *p, size_t n)
+body_unread(struct conn *c, struct body *b, const char *p, size_t n,
+    int inbuf)
 {
-	if (n == 0)
+	if (inbuf)
+		c->c_pos -= n;
+	else if (n == 0)
 		return;
 	/* where the body began, right after the head (which the log still
 	 * needs): the body is consumed, so there is room up to HEAD_MAX */
-	if (c->c_pos == c->c_len && b->b_head + n <= HEAD_MAX) {
+	else if (b->b_head + n <= HEAD_MAX) {
 		memmove(c->c_buf + b->b_head, p, n);
 		c->c_pos = b->b_head;
 		c->c_len = b->b_head + n;
@@ -292,7 +297,7 @@ ssize_t
 body_read(struct conn *c, struct body *b, char *buf, size_t n)
 {
 	ssize_t got, out;
-	size_t used;
+	size_t used, pos;
 
 	if (n == 0)
 		return 0;
@@ -322,12 +327,14 @@ body_read(struct conn *c, struct body *b, char *buf, size_t n)
 	for (;;) {
 		if (b->b_state == CH_DONE)
 			return 0;
+		pos = c->c_pos;
 		if ((got = body_raw(c, b, buf, n)) <= 0)
 			return got == BODY_AGAIN ? got : -1;
 		if ((out = body_dechunk(b, buf, (size_t)got, &used)) < 0)
 			return out;
 		if (b->b_state == CH_DONE)
-			body_unread(c, b, buf + used, (size_t)got - used);
+			body_unread(c, b, buf + used, (size_t)got - used,
+			    c->c_pos != pos);
 		if (out > 0)
 			return out;
 	}
