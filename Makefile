@@ -178,6 +178,12 @@ all: $(BUILD)/mrhttpd
 $(BUILD)/config.h $(BUILD)/config.mk: $(CONF) configure
 	$(Q_GEN)./configure -o $(BUILD) $(CONF) >/dev/null
 
+# Times alone miss another CONF older than the last build's, and a copy
+# that kept its time (cp -p): config.mk names the file and its checksum.
+ifneq ($(CONF) $(shell cksum < $(CONF) 2>/dev/null),$(CONFIG_SOURCE) $(CONFIG_SUM))
+$(BUILD)/config.h $(BUILD)/config.mk: FORCE
+endif
+
 # The toolchain and its flags, in $(BUILD)/flags, rewritten when they
 # change: "make CC=musl-gcc" or "make CROSS_COMPILE=..." after another
 # build rebuilds everything instead of keeping the other binary (the

@@ -82,6 +82,22 @@ my @refused = (
 	['& in PID_FILE', "${ok}PID_FILE='/run/a&b'\n", 'PID_FILE'],
 	['# in PUBLIC_DIR', "PUBLIC_DIR='/srv/www#x'\n", 'PUBLIC_DIR'],
 	['a space in SERVER_ROOT', "${ok}SERVER_ROOT='/srv/my jail'\n", 'SERVER_ROOT'],
+	['SERVER_ROOT of slashes only', "${ok}SERVER_ROOT=//\n", 'SERVER_ROOT'],
+	# the shell would expand these when configure reads the file: a
+	# command run, or a value that depends on who runs make
+	['$(...) in double quotes', "${ok}PRAGMA=\"\$(touch $tmp/pwned)x\"\n", 'PRAGMA'],
+	['a backquote in double quotes', "${ok}PRAGMA=\"`touch $tmp/pwned`x\"\n", 'PRAGMA'],
+	['$((...)) in double quotes', "${ok}PRAGMA=\"\$((6*7))\"\n", 'PRAGMA'],
+	['$HOME unquoted', "PUBLIC_DIR=\$HOME/www\n", 'PUBLIC_DIR'],
+	['${VAR:-x} unquoted', "${ok}PRAGMA=\${USER:-nobody}\n", 'PRAGMA'],
+	['~ at the start', "PUBLIC_DIR=~/www\n", 'PUBLIC_DIR'],
+	['~ after a colon', "${ok}PRAGMA=a:~/b\n", 'PRAGMA'],
+	# a NUL made grep take the file for binary and check no line
+	['a NUL in a comment', "# note\0\n${ok}AUTH_HEADER= true\n", 'NUL'],
+	['a NUL in a value', "${ok}SERVER_PORT=8\0" . "1\n", 'NUL'],
+	# bytes above 127 in any locale: C strings and headers are ASCII
+	['Latin-1 in a comment after a command', "${ok}touch $tmp/pwned # caf\xe9\n", 'line 2'],
+	['UTF-8 in PRAGMA', "${ok}PRAGMA=caf\xc3\xa9\n", 'PRAGMA'],
 	# a trigraph under -std=c99: "??/" is a backslash
 	['?? in PRAGMA', "${ok}PRAGMA='no-cache??/r??/nX: y'\n", 'PRAGMA'],
 	['a tab in SERVER_ADDR', "${ok}SERVER_ADDR='1.2.3.4\t'\n", 'SERVER_ADDR'],

@@ -75,6 +75,34 @@ isnt($sum->(), $other, 'back to those flags: built again');
 is($rc, 0, 'make CFLAGS="-O0 -g": no symbol left to the optimiser to drop')
 	or diag($out);
 
+# another CONF, or the same file changed without a newer time, configures
+# again: times alone kept the configuration of the build before
+{
+	my $port_of = sub {
+		my $h = do { local (@ARGV, $/) = "$tree/src/config.h"; <> } // '';
+		return $h =~ /^#define CONFIG_SERVER_PORT (\d+)/m ? $1 : '?';
+	};
+	my $other_conf = "$tmp/other.conf";
+	open my $ofh, '>', $other_conf or die "$other_conf: $!";
+	print $ofh "PUBLIC_DIR=/srv/www\nSERVER_PORT=8111\n";
+	close $ofh;
+	utime(1000000000, 1000000000, $other_conf);	# older than the build
+	($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$other_conf");
+	is($port_of->(), 8111, 'another CONF, older than the build: configured from it')
+		or diag($out);
+	open $ofh, '>', $other_conf or die "$other_conf: $!";
+	print $ofh "PUBLIC_DIR=/srv/www\nSERVER_PORT=8112\n";
+	close $ofh;
+	utime(1000000000, 1000000000, $other_conf);	# as cp -p leaves it
+	($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$other_conf");
+	is($port_of->(), 8112, 'the same CONF changed, its time kept: configured again')
+		or diag($out);
+	($rc, $out) = run_cmd('make', '-C', $tree, "CONF=$other_conf");
+	like($out, qr/Nothing to be done/, 'unchanged: nothing done');
+	($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf");
+	is($port_of->(), 8080, 'back to the first CONF: configured from it') or diag($out);
+}
+
 # AUTH_FILE with a C library that has no crypt(3) (Debian's musl): the
 # build stops with a line naming the key, not a linker error
 SKIP: {
