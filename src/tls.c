@@ -108,9 +108,11 @@ static const mbedtls_ecp_group_id curves[] = {
 	MBEDTLS_ECP_DP_CURVE25519, MBEDTLS_ECP_DP_SECP256R1,
 	MBEDTLS_ECP_DP_SECP384R1, MBEDTLS_ECP_DP_NONE
 };
-/* h2 first when HTTP2=1: clients take the server's order */
+/* h2 first when HTTP2=1: clients take the server's order.  http/1.0 is
+ * served too: a client that offers it alone is no reason for an alert */
 static const char *alpn[] = { ENABLE_HTTP2 ? "h2" : "http/1.1",
-    ENABLE_HTTP2 ? "http/1.1" : NULL, NULL };
+    ENABLE_HTTP2 ? "http/1.1" : "http/1.0",
+    ENABLE_HTTP2 ? "http/1.0" : NULL, NULL };
 
 /* --- the socket under the library ------------------------------------- */
 

@@ -135,6 +135,11 @@ like($t->log, qr{"PUT /up/new\.txt HTTP/1\.1" 201 }, 'the access log has them');
 $out = s_client($pki, $sport, "", '-tls1_2', '-alpn', 'http/1.1');
 like($out, qr/Verify return code: 0 \(ok\)/, 'the chain verifies with the test CA');
 like($out, qr/ALPN protocol: http\/1\.1/, 'ALPN: http/1.1');
+# a client that offers only http/1.0 (curl --http1.0) is served, not sent
+# a no_application_protocol alert
+my $r10 = curl_tls($pki, "$base/index.html", '--http1.0');
+is("$r10->{rc} $r10->{status} $r10->{body}", "0 200 hello over tls\n",
+	'ALPN http/1.0 alone (curl --http1.0): served');
 like($out, qr/Cipher is ECDHE-ECDSA-AES128-GCM-SHA256/,
 	'ECDSA certificate: ECDHE-ECDSA with AES-GCM');
 $out = s_client($pki, $sport, "", '-tls1_1');
