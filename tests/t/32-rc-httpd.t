@@ -38,7 +38,8 @@ my $build = $t->binary =~ s{/mrhttpd$}{}r;
 	delete @ENV{qw(MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL)};
 	my ($rc, $out) = run_cmd('make', '-C', $MrhttpdTest::ROOT, '-s',
 		"BUILD=$build", "CONF=$build/mrhttpd.conf",
-		($ENV{MRHTTPD_SANITIZE} ? 'SANITIZE=1' : ()),
+		# the flags of the build (make check-tsan's among them)
+		MrhttpdTest::_make_args(), ($ENV{MRHTTPD_SANITIZE} ? 'SANITIZE=1' : ()),
 		"INITDIR=$dir/init.d", "MANDIR=$dir/man", 'install');
 	is($rc, 0, 'make install') or diag($out);
 }

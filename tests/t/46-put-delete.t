@@ -1086,6 +1086,9 @@ symlink("$tb/outdir", "$iw/linkdir") or die "symlink: $!";
 open(my $lockfh, '<', $tmp{locked}) or die "$tmp{locked}: $!";
 flock($lockfh, Fcntl::LOCK_EX()) or die "flock: $!";
 $tw->run();
+# the sweep runs after listen(), so a connection may come before it ends
+for (my $until = time + 10; ($tw->log // '') !~ /removed \d+ temporary files/ &&
+    time < $until; sleep 0.05) {}
 {
 	ok(!-e $tmp{stale}, 'start-up: a stale temporary file in PUT_PATH is removed');
 	ok(!-e $tmp{deep}, '... and one three directories down');
