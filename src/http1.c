@@ -170,6 +170,8 @@ http1_request(struct conn *c, struct request *r, int headlen)
 	    body_discard(c, &body) != 0)
 		c->c_close = 1;
 	if (rc != 0 || c->c_close) {
+		if (rc != 0)
+			tls_cut(c);	/* the reply may be cut short */
 		/* linger only when input is, or may be, left unread */
 		conn_close(c, rc == 0 && (c->c_pos < c->c_len ||
 		    __atomic_load_n(&c->c_more, __ATOMIC_RELAXED) ||

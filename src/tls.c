@@ -471,6 +471,13 @@ tls_pending(struct conn *c)
 	    mbedtls_ssl_check_pending(&t->tl_ssl));
 }
 
+void
+tls_cut(struct conn *c)
+{
+	if (c->c_tls != NULL && c->c_tls != &refused)
+		c->c_tls->tl_broken = 1;
+}
+
 /* A close_notify when the session was up, without waiting; then as plain. */
 static void
 tls_close(struct conn *c, int drain)

@@ -24,8 +24,13 @@ conn_secure(const struct conn *c)
 {
 	return c->c_tls != NULL;
 }
+
+/* The reply was cut short: close without a close_notify, which would tell
+ * the client that a body ended by the close is whole. */
+void	 tls_cut(struct conn *);
 #else
 static inline int tls_init(char *e, size_t n) { (void)e; (void)n; return 0; }
+static inline void tls_cut(struct conn *c) { (void)c; }
 static inline const char *tls_library(void) { return ""; }
 static inline int tls_room(void) { return 0; }
 static inline int conn_secure(const struct conn *c) { (void)c; return 0; }

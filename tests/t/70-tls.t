@@ -251,6 +251,26 @@ ok($rc != 0 && $msg =~ /^mrhttpd: TLS_CERT \S+none\.crt: No such file/m,
 	'a missing certificate: named, with the reason')
 	or diag($msg);
 
+# A body that only the close ends (HTTP/1.0, a program's output with no
+# length): a close_notify says it is whole, so one cut short (CGI_TIMEOUT)
+# ends without it (RFC 9112 9.8), and a whole one with it
+script("$dir/cgi-bin/cut.sh",
+	"#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\npart1\\n'\nsleep 10\necho part2\n");
+script("$dir/cgi-bin/whole.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\nwhole\\n'\n");
+{
+	my $ct = MrhttpdTest->new(conf => { tls_conf($pki, 'ec'),
+		CGI_PATH => '/cgi-bin', CGI_DIR => "$dir/cgi-bin", CGI_TIMEOUT => 1 });
+	my $cport = tls_port();
+	$ct->run({}, '-s', $cport);
+	my $cut = s_client($pki, $cport, "GET /cgi-bin/cut.sh HTTP/1.0\r\nHost: x\r\n\r\n");
+	my $whole = s_client($pki, $cport, "GET /cgi-bin/whole.sh HTTP/1.0\r\nHost: x\r\n\r\n");
+	like($whole, qr/\r\n\r\nwhole\n(?:.*\n)*closed$/m,
+		'a whole body ended by the close: then a close_notify');
+	ok($cut =~ /\r\n\r\npart1\n/ && $cut !~ /^closed$/m,
+		'one cut short at CGI_TIMEOUT: no close_notify after it') or diag($cut);
+	$ct->stop();
+}
+
 # configure: bad values named
 for my $case (
 	['TLS_CERT=cert.pem', qr/TLS_CERT: 'cert\.pem' is not an absolute path/],
