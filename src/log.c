@@ -129,9 +129,10 @@ iso_time(void)
 
 /*
  * Copies client-supplied text into a log line, escaping what could forge
- * or break a line: quotes, backslashes, controls and non-ASCII as \xHH.
- * At most max bytes of output (and never past the line's end).  With
- * all set, only controls are escaped (message text, not a quoted field).
+ * or break a line, or drive the terminal it is read on: controls and
+ * non-ASCII (C1 controls among them, as bytes or in UTF-8) as \xHH, and
+ * with all set (a quoted field) quotes and backslashes too.  At most max
+ * bytes of output (and never past the line's end).
  */
 static void
 buf_escaped(struct buf *b, const char *s, size_t n, size_t max, int all)
@@ -148,7 +149,7 @@ buf_escaped(struct buf *b, const char *s, size_t n, size_t max, int all)
 	}
 	for (; n > 0 && used + 4 <= max && !b->b_over; n--) {
 		c = (unsigned char)*s++;
-		if (c < 0x20 || c == 0x7f || (all && (c > 0x7f || c == '"' ||
+		if (c < 0x20 || c >= 0x7f || (all && (c == '"' ||
 		    c == '\\'))) {
 			esc[2] = hex[c >> 4];
 			esc[3] = hex[c & 15];

@@ -61,7 +61,10 @@ script("$bin/hello.sh", "#!/bin/sh\nsleep 0.2\nprintf 'Content-Type: text/plain\
 # Ends without a header block, so the server logs a line naming it (E4).
 script("$bin/nohead.sh", "#!/bin/sh\ncat >/dev/null\nexit 0\n");
 # Control bytes on stderr (E4).
+# C1 controls too: CSI as one byte (0x9b), and as UTF-8 (c2 9b), which
+# terminals such as xterm take for ESC [
 script("$bin/err.sh", "#!/bin/sh\nprintf 'one\\rFORGED [error] x\\033[31m\\n' >&2\n"
+	. "printf 'c1 \\302\\23331m \\2332J end\\n' >&2\n"
 	. "printf 'Content-Type: text/plain\\n\\nok\\n'\n");
 
 my %cgi = (CGI_PATH => '/cgi-bin', CGI_DIR => $bin);
@@ -130,6 +133,8 @@ $t->run();
 	unlike($log, qr/^FORGED/m, '... and pipelined bytes forge no line');
 	unlike($log, qr/\r|\e/, 'E4: no CR or ESC from a program\'s stderr reaches the log');
 	like($log, qr/one\\x0dFORGED \[error\] x\\x1b\[31m/, '... they are escaped');
+	unlike($log, qr/[\x80-\x9f]/, '... no C1 control either, as a byte or in UTF-8');
+	like($log, qr/c1 \\xc2\\x9b31m \\x9b2J end/, '... they are escaped too');
 	$t->stop();
 }
 
