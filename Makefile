@@ -179,8 +179,10 @@ $(BUILD)/config.h $(BUILD)/config.mk: $(CONF) configure
 	$(Q_GEN)./configure -o $(BUILD) $(CONF) >/dev/null
 
 # Times alone miss another CONF older than the last build's, and a copy
-# that kept its time (cp -p): config.mk names the file and its checksum.
-ifneq ($(CONF) $(shell cksum < $(CONF) 2>/dev/null),$(CONFIG_SOURCE) $(CONFIG_SUM))
+# that kept its time (cp -p): config.mk has the checksum of the file it
+# came from, and other contents configure again (the same file by another
+# name does not).
+ifneq ($(shell cksum 2>/dev/null < $(CONF)),$(CONFIG_SUM))
 $(BUILD)/config.h $(BUILD)/config.mk: FORCE
 endif
 

@@ -92,6 +92,9 @@ my @refused = (
 	['${VAR:-x} unquoted', "${ok}PRAGMA=\${USER:-nobody}\n", 'PRAGMA'],
 	['~ at the start', "PUBLIC_DIR=~/www\n", 'PUBLIC_DIR'],
 	['~ after a colon', "${ok}PRAGMA=a:~/b\n", 'PRAGMA'],
+	# a # or ' inside double quotes is neither a comment nor a quote
+	['$(...) after a quoted #', "${ok}PRAGMA=\"a #\$(touch $tmp/pwned)\"\n", 'PRAGMA'],
+	["\$(...) between quoted '", "${ok}PRAGMA=\"'\$(touch $tmp/pwned)'\"\n", 'PRAGMA'],
 	# a NUL made grep take the file for binary and check no line
 	['a NUL in a comment', "# note\0\n${ok}AUTH_HEADER= true\n", 'NUL'],
 	['a NUL in a value', "${ok}SERVER_PORT=8\0" . "1\n", 'NUL'],
@@ -148,7 +151,11 @@ for my $l ("PRAGMA='a b' # a note", 'PRAGMA="no-cache" # a note', 'export PRAGMA
     "  PRAGMA=x  ", 'PRAGMA=x # off', 'PRAGMA=   # off', "PUBLIC_DIR=/srv/co:lon%2F=x\n",
     (map { "SERVER_ADDR=$_" } qw(::1 :: fe80::1 2001:db8::8:1 ::ffff:192.0.2.1
     1:2:3:4:5:6:7:8 0.0.0.0 192.168.1.1)), 'MAX_CONNECTIONS=131072',
-    "MAX_CONNECTIONS=16384\nHTTP_HEADER_LENGTH=65536") {
+    "MAX_CONNECTIONS=16384\nHTTP_HEADER_LENGTH=65536",
+    # quotes and # inside double quotes, $ in a comment, ~ inside a word
+    # or in double quotes: nothing the shell expands
+    q{PRAGMA="it's" # a 'b' costs $5}, 'PRAGMA="x:~y"', 'PUBLIC_DIR=/srv/a~b/www',
+    '# $HOME is not read here') {
 	my ($rc, $out, $err) = configure_with("${ok}$l\n");
 	is($rc, 0, "accepted: $l") or diag($err);
 }

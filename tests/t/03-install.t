@@ -99,6 +99,10 @@ is($rc, 0, 'make CFLAGS="-O0 -g": no symbol left to the optimiser to drop')
 		or diag($out);
 	($rc, $out) = run_cmd('make', '-C', $tree, "CONF=$other_conf");
 	like($out, qr/Nothing to be done/, 'unchanged: nothing done');
+	my $same = "$tmp/sub/../other.conf";
+	mkdir "$tmp/sub";
+	($rc, $out) = run_cmd('make', '-C', $tree, "CONF=$same");
+	like($out, qr/Nothing to be done/, 'the same file by another name: nothing done');
 	($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf");
 	is($port_of->(), 8080, 'back to the first CONF: configured from it') or diag($out);
 }
