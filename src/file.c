@@ -879,8 +879,9 @@ file_get(struct lookup *lk, char *path, size_t len, time_t now, int fresh)
 }
 
 /* Does Accept-Encoding allow gzip (by name or by "*", with q above 0)?
- * An element with no name before gzip is named: no (what follows it may
- * refuse gzip, and identity is always allowed). */
+ * An element with no name, or with more than a name before its ";" or
+ * ",", before gzip is named: no (what follows it may refuse gzip, and
+ * identity is always allowed). */
 static int
 accepts_gzip(const char *v)
 {
@@ -891,7 +892,7 @@ accepts_gzip(const char *v)
 	if (v == NULL)
 		return 0;
 	while (list_next(&v, &it)) {
-		if (it.li_len == 0)
+		if (it.li_len == 0 || it.li_junk)
 			return 0;	/* malformed: identity is safe */
 		/* q=0, q=0.0 and the like refuse; any other q accepts.  The
 		 * weight is the q parameter's own value, wherever it stands */

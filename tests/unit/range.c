@@ -418,6 +418,11 @@ static const struct {
 	{ __LINE__, "gzip, ;q=1", 1, NULL },
 	{ __LINE__, ";q=1", 0, NULL },
 	{ __LINE__, "*, ;", 0, NULL },
+	/* elements apart by spaces, no comma: malformed too */
+	{ __LINE__, "* gzip;q=0", 0, NULL },
+	{ __LINE__, "*, x gzip;q=0", 0, NULL },
+	{ __LINE__, "gzip x", 0, NULL },
+	{ __LINE__, "gzip , x", 1, NULL },
 	/* empty elements are allowed (RFC 9110 5.6.1) */
 	{ __LINE__, ", gzip", 1, NULL },
 	{ __LINE__, "gzip,,", 1, NULL },
