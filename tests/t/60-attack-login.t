@@ -1,11 +1,11 @@
 #!/usr/bin/perl
 # Attack: wrong passwords from one address hold up everyone's login.
 # AUTH_FILE checks run one at a time (crypt(3) keeps its result in static
-# storage).  An attacker at 127.0.0.1 keeps 12 connections each pipelining
-# wrong passwords, so 12 checks wait in line at every moment.  A user at
+# storage).  An attacker at 127.0.0.1 keeps 24 connections each pipelining
+# wrong passwords, so 24 checks wait in line at every moment.  A user at
 # 127.0.0.2 logs in meanwhile (a wrong password too, so that each of its
 # requests needs a check of its own and none is answered from memory).
-# First come, first served, each of its logins waits for the 12 ahead; the
+# First come, first served, each of its logins waits for the 24 ahead; the
 # line goes round the addresses instead, so it waits for one.  Measured as
 # a ratio: its login under attack against the same login alone.
 
@@ -20,7 +20,7 @@ use Test::More;
 use MrhttpdTest qw(:DEFAULT spew);
 use MrhttpdAttack;
 
-my $FLOOD = 12;			# the attacker's connections
+my $FLOOD = 24;			# the attacker's connections
 my $DEPTH = 40;			# requests each pipelines
 
 my $hash = crypt('right', '$6$rounds=20000$saltsaltsalt$');
@@ -61,12 +61,12 @@ sub login {
 sub median { my @s = sort { $a <=> $b } @_; return $s[@s / 2] }
 
 my (@alone, @attacked, @st);
-for my $i (1 .. 5) {
+for my $i (1 .. 7) {
 	my ($st, $dt) = login("alone$i");
 	push @st, $st;
 	push @alone, $dt;
 }
-is("@st", '401 401 401 401 401', 'wrong passwords alone: 401 each');
+is("@st", '401 401 401 401 401 401 401', 'wrong passwords alone: 401 each');
 my $one = median(@alone);
 note(sprintf 'a check alone: %.1f ms', 1000 * $one);
 
@@ -100,8 +100,9 @@ MrhttpdAttack::stop_child($flood);
 is("@st", '401 401 401 401 401', 'under the flood: 401 each');
 my $under = median(@attacked);
 my $ratio = $one > 0 ? $under / $one : 99;
-# first come, first served: about FLOOD + 1 checks; in turn: 2 or 3
-ok($ratio < 6, sprintf('a login under the flood waits for about one check, '
+# first come, first served: about FLOOD + 1 checks; in turn: 2 to 4 (a
+# loaded machine moves the single check more than that)
+ok($ratio < 10, sprintf('a login under the flood waits for about one check, '
 	. 'not %d: %.1f ms, %.1f checks', $FLOOD, 1000 * $under, $ratio))
 	or diag(sprintf 'alone %s ms; under the flood %s ms',
 		join(' ', map { sprintf '%.1f', 1000 * $_ } @alone),
