@@ -183,6 +183,16 @@ for my $l ("PRAGMA='a b' # a note", 'PRAGMA="no-cache" # a note', 'export PRAGMA
 		'SENDFILE=0 turns sendfile off');
 }
 {
+	# sh semantics: the last of two lines counts, and configure says so
+	my ($rc, $out, $err, $dir) = configure_with(
+		"${ok}LOG_LEVEL=1\n# LOG_LEVEL=2\nSERVER_PORT=81\n  export LOG_LEVEL=3\n");
+	is($rc, 0, 'a key set twice is accepted') or diag($err);
+	like(slurp("$dir/config.h"), qr{^#define CONFIG_LOG_LEVEL 3$}m,
+		'... with the value of its last line');
+	is($err, "configure: warning: LOG_LEVEL is set on lines 2 5; line 5 counts\n",
+		'... and named on stderr with its lines');
+}
+{
 	my ($rc, $out, $err, $dir) = configure_with(
 		slurp("$root/mrhttpd.conf"));
 	is($rc, 0, 'shipped mrhttpd.conf accepted') or diag($err);
