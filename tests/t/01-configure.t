@@ -42,6 +42,11 @@ my @refused = (
 	['LOG_LEVEL 5', "${ok}LOG_LEVEL=5\n", 'LOG_LEVEL'],
 	['missing PUBLIC_DIR', "SERVER_PORT=8080\n", 'PUBLIC_DIR'],
 	['relative PUBLIC_DIR', "PUBLIC_DIR=srv/www\n", 'PUBLIC_DIR'],
+	# a file key naming a directory
+	['LOG_FILE a directory', "${ok}LOG_FILE=/var/log/\n", 'LOG_FILE'],
+	['PID_FILE a directory', "${ok}PID_FILE=/run/\n", 'PID_FILE'],
+	['AUTH_FILE a directory', "${ok}AUTH_FILE=/etc/\n", 'AUTH_FILE'],
+	['TLS_KEY a directory', "${ok}TLS=1\nTLS_CERT=/c.pem\nTLS_KEY=/k/\n", 'TLS_KEY'],
 	['unknown key (typo)', "${ok}LOG_LEVLE=2\n", 'LOG_LEVLE'],
 	['CGI_PATH without CGI_DIR', "${ok}CGI_PATH=/cgi-bin\n", 'CGI_DIR'],
 	['CGI_DIR without CGI_PATH', "${ok}CGI_DIR=/srv/cgi\n", 'CGI_PATH'],
