@@ -67,6 +67,7 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 		long long until = now_ms() + CONFIG_REQUEST_TIMEOUT * 1000LL,
 		    left;
 		ssize_t r;
+		int w;
 
 		if (b->b_deadline > 0 && b->b_deadline < until)
 			until = b->b_deadline;
@@ -77,7 +78,9 @@ body_raw(struct conn *c, struct body *b, char *buf, size_t n)
 			/* meanwhile, at MAX_CONNECTIONS, a newcomer may have
 			 * this connection closed: see server_wait */
 			if ((left = until - now_ms()) <= 0 ||
-			    conn_wait_readable(c, (int)left) <= 0)
+			    (w = conn_wait_readable(c, (int)left)) == 0)
+				return -408;	/* stalled */
+			if (w < 0)
 				return -1;
 		}
 		return r;
@@ -289,9 +292,10 @@ body_dechunk(struct body *b, char *buf, size_t got, size_t *used)
 
 /*
  * Reads up to n bytes of the body into buf.  Returns the count, 0 at the
- * end of the body, -1 when the client is gone or stalled (close), -400 for
- * broken chunked framing, -413 past the limit; with b_nowait, BODY_AGAIN
- * where it would wait for the client.
+ * end of the body, -1 when the client is gone, -408 when it stalled for
+ * REQUEST_TIMEOUT (or up to b_deadline), -400 for broken chunked framing,
+ * -413 past the limit; with b_nowait, BODY_AGAIN where it would wait for
+ * the client.  After any of those but 0 the connection must close.
  */
 ssize_t
 body_read(struct conn *c, struct body *b, char *buf, size_t n)
@@ -307,8 +311,8 @@ body_read(struct conn *c, struct body *b, char *buf, size_t n)
 		if ((long long)n > b->b_left)
 			n = (size_t)b->b_left;
 		if ((got = body_raw(c, b, buf, n)) <= 0) {
-			if (got == BODY_AGAIN)
-				return got;
+			if (got < 0)
+				return got;	/* BODY_AGAIN, -1 or -408 */
 			if (ENABLE_HTTP2 && got == 0 && b->b_to_end) {
 				b->b_left = 0;	/* its stream ended */
 				return 0;
@@ -329,7 +333,7 @@ body_read(struct conn *c, struct body *b, char *buf, size_t n)
 			return 0;
 		pos = c->c_pos;
 		if ((got = body_raw(c, b, buf, n)) <= 0)
-			return got == BODY_AGAIN ? got : -1;
+			return got < 0 ? got : -1;
 		if ((out = body_dechunk(b, buf, (size_t)got, &used)) < 0)
 			return out;
 		if (b->b_state == CH_DONE)

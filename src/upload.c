@@ -247,7 +247,7 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		}
 	}
 	if (n < 0) {
-		/* -1: the client is gone or stalled; else a status */
+		/* -1: the client is gone; else a status (408 if it stalled) */
 		status = n == -1 ? 0 : (int)-n;
 		goto abort;
 	}

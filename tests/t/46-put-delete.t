@@ -842,7 +842,14 @@ SKIP: {
 	($d, $eof) = read_for($s, 10);
 	ok($eof, 'client stalls mid-body: the server gives up (REQUEST_TIMEOUT=3)');
 	cmp_ok(time - $t0, '>', 2, '... not before the timeout');
-	is($d, '', '... without a response');
+	like($d, qr{^HTTP/1\.1 408 [^\r]*\r\n(?:[^\r]+\r\n)*Connection: close\r\n}i,
+		'... with a 408 and Connection: close, as for a stalled head');
+	my $logged;
+	for (1 .. 50) {
+		last if $logged = $t->log =~ m{"PUT /incoming/abort\.txt HTTP/1\.1" 408 };
+		select(undef, undef, undef, 0.1);
+	}
+	ok($logged, '... logged as 408');
 	ok(no_temps_within($ht, 3), '... no temporary file left');
 	is(slurp("$in/abort.txt"), "good old content\n", '... the old content is intact');
 	close $s;
