@@ -4,7 +4,8 @@
 #   make run                build and serve www/htdocs on http://127.0.0.1:8080/
 #   make check              every test: check-native, check-minimal, check-sanitize
 #                           (ASan/UBSan), check-fuzz, matrix, check-cross (MIPS
-#                           under qemu), one after another; JOBS=2 files at a time
+#                           under qemu); CHECK_LANES=2 of them at once, each
+#                           JOBS=2 files at a time
 #   make SIZE=1             the size profile for flash-starved targets (doc/SIZE.md)
 #   make matrix             every feature switch off and on, -Werror
 #   make size               the size and memory budgets (doc/SIZE.md)
@@ -43,6 +44,11 @@ SIZE_LDFLAGS = -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,--build-id=none \
 # -fno-ident covers our objects; the C library's start files bring their
 # own compiler notes (.comment, which strip keeps): dropped after the link
 SIZE_POSTLINK = $(OBJCOPY) --remove-section=.comment $@
+endif
+# SANITIZE=1: -O1, as the AddressSanitizer documentation advises; it
+# compiles in half the time of -O2, which make check-sanitize feels most
+ifeq ($(SANITIZE),1)
+CFLAGS ?= -O1
 endif
 CFLAGS ?= -O2
 PREFIX ?= /usr/local
@@ -271,10 +277,18 @@ run: $(RUN_DIR)/run.conf
 JOBS = 2
 PROVE = prove -j$(JOBS) -I tests/lib
 CROSS_TARGETS = mipsel-linux-gnu mips-linux-gnu
+CROSS_STEPS = $(addprefix check-cross-,$(CROSS_TARGETS))
 OTHER_TOOLCHAIN = $(CROSS_COMPILE)$(RUN_WRAPPER)$(filter -static,$(LDFLAGS))$(filter-out gcc cc clang,$(notdir $(CC)))
+# CHECK_LANES: steps of make check at once.  One step alone leaves a core
+# idle about a third of the time (its files wait on timeouts and clients);
+# two overlap that with another's builds.  Longest first, so that the
+# lanes end together.  Each step's lines come out together when it ends.
+CHECK_LANES = 2
 ifeq ($(OTHER_TOOLCHAIN),)
-CHECK_STEPS = check-native check-minimal check-sanitize check-fuzz matrix check-cross
+CHECK_PREP = check-deps cross-deps
+CHECK_STEPS = check-sanitize $(CROSS_STEPS) check-minimal check-native matrix check-fuzz
 else
+CHECK_PREP = check-deps
 CHECK_STEPS = check-native
 endif
 ifneq ($(CROSS_COMPILE),)
@@ -282,30 +296,44 @@ CHECK_ENV = $(if $(strip $(LDFLAGS)),,LDFLAGS=-static) \
 	$(if $(RUN_WRAPPER),,RUN_WRAPPER=qemu-$(firstword $(subst -, ,$(CROSS_COMPILE)))-static)
 endif
 
+# the installs first, so that every step is ready to start in its turn
 check:
-	@failed=; for t in $(CHECK_STEPS); do \
-	  echo "=== make $$t ==="; \
-	  $(MAKE) --no-print-directory $$t || failed="$$failed $$t"; done; \
-	if [ -n "$$failed" ]; then echo "=== make check FAILED:$$failed"; exit 1; fi; \
-	echo "=== make check passed: $(CHECK_STEPS)"
+	@$(MAKE) --no-print-directory $(CHECK_PREP)
+	@if $(MAKE) --no-print-directory -k -j$(CHECK_LANES) -Otarget $(CHECK_STEPS); then \
+	  echo "=== make check passed: $(CHECK_STEPS)"; \
+	else echo "=== make check FAILED: the steps marked FAILED above"; exit 1; fi
+
+# $(call step,COMMAND): a step of make check, between a line that names it
+# and one that says how it ended and after how long
+step = @echo "=== make $@ ==="; s=$$(date +%s); $(1); rc=$$?; \
+	echo "=== make $@ $$([ $$rc = 0 ] && echo passed || echo FAILED) after $$(($$(date +%s) - s)) s"; \
+	exit $$rc
 
 check-deps:
 	@sh tests/install-deps.sh
 
 check-native: check-deps $(if $(OTHER_TOOLCHAIN),,all)
-	$(CHECK_ENV) $(PROVE) tests/t/
+	$(call step,$(CHECK_ENV) $(PROVE) tests/t/)
 
 # the suite again on the minimal base: every switch of MINIMAL_CONF off
 # under each test's own keys; what such a build lacks skips through has()
 MINIMAL_CONF = RANGES=0 VALIDATORS=0
 check-minimal: check-deps
-	MRHTTPD_TEST_CONF="$(MINIMAL_CONF)" $(PROVE) tests/t/
+	$(call step,MRHTTPD_TEST_CONF="$(MINIMAL_CONF)" $(PROVE) tests/t/)
 
 check-sanitize: check-deps
-	MRHTTPD_SANITIZE=1 $(PROVE) tests/t/
+	$(call step,MRHTTPD_SANITIZE=1 $(PROVE) tests/t/)
 
+# check-cross: every target, one after another; make check takes each as a
+# step of its own (check-cross-TRIPLET), after installing for all at once
 check-cross: check-deps
-	@JOBS=$(JOBS) sh tests/cross.sh $(CROSS_TARGETS)
+	$(call step,JOBS=$(JOBS) sh tests/cross.sh $(CROSS_TARGETS))
+
+$(CROSS_STEPS): check-cross-%: check-deps cross-deps
+	$(call step,JOBS=$(JOBS) sh tests/cross.sh $*)
+
+cross-deps:
+	@sh tests/install-deps.sh --cross
 
 # make fuzz: every libFuzzer harness of tests/fuzz/ (clang), built into
 # tests/build/fuzz/ and run FUZZ_SECONDS each; fails on a crash.
@@ -317,7 +345,7 @@ fuzz:
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
 check-fuzz: check-deps
-	@FUZZ_SECONDS=10 FUZZ_JOBS=$(JOBS) sh tests/fuzz/run.sh --check
+	$(call step,FUZZ_SECONDS=10 FUZZ_JOBS=$(JOBS) sh tests/fuzz/run.sh --check)
 
 # make check-tsan: the concurrency tests once under ThreadSanitizer (not
 # part of make check: a pass takes minutes)
@@ -334,7 +362,7 @@ test: check
 # --- embedded builds, sizes, benchmarks (the logic lives in extra/) -----------------
 # make matrix: every feature switch off and on, -Werror, one line per build
 matrix:
-	@sh extra/matrix.sh
+	$(call step,sh extra/matrix.sh)
 
 # make size: the size and memory budgets of doc/SIZE.md
 size:
@@ -385,5 +413,6 @@ clean:
 	rm -rf build tests/build
 
 .PHONY: mbedtls nghttp2 bench-tls bench-h2 all run check check-deps check-native check-sanitize check-cross test \
+	check-minimal cross-deps $(CROSS_STEPS) \
 	check-tsan matrix size bench cost install install-strip uninstall clean fuzz check-fuzz FORCE
 FORCE:
