@@ -251,8 +251,9 @@ EOF
 	my ($rc, $out, $err) = configure_with($upstream);
 	is($rc, 0, 'upstream 2.8 conf: configure accepts it') or diag($err);
 }
-make_path("$root/tests/build/data-01-configure");
-unlink $logfile;
+# fixed, and locked: another run of this file (make check runs two steps
+# at a time) must not remove the log under this one
+MrhttpdTest::fixed_dir('data-01-configure');
 my $t = MrhttpdTest->new(conf_text => $upstream);
 $t->write_file('index.html', "<p>upstream style</p>\n");
 $t->run();

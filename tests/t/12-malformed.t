@@ -170,7 +170,7 @@ for my $path ('/nonexistent<script>alert(1)</script>',
 ok($t->alive, 'server survived every malformed request');
 
 # With PRIVATE_DIR, error bodies come from PRIVATE_DIR/<code>.html.
-my $private = "$MrhttpdTest::ROOT/tests/build/data-12-malformed";
+my $private = MrhttpdTest::fixed_dir('data-12-malformed');	# compiled in
 my $t2 = MrhttpdTest->new(conf => { PRIVATE_DIR => $private });
 $t2->write_file("$private/404.html", "<h1>custom not found page</h1>\n");
 unlink "$private/400.html";

@@ -133,10 +133,8 @@ for my $level (0 .. 3) {
 }
 
 # LOG_FILE: a compile-time path, so a fixed one under tests/build.
-my $dir = "$MrhttpdTest::ROOT/tests/build/data-17-log";
+my $dir = MrhttpdTest::fixed_dir('data-17-log');
 my $file = "$dir/mrhttpd.log";
-make_path($dir);
-unlink $file;
 my $tf = MrhttpdTest->new(conf => { LOG_LEVEL => 4, LOG_FILE => $file });
 $tf->has('log-file');
 $tf->write_file('a.txt', "aaa\n");

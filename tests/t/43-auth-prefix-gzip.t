@@ -89,7 +89,8 @@ like($out, qr/^mrhttpd: .*AUTH_HEADER/m, '... with a line naming AUTH_HEADER');
 # --- AUTH_FILE: users with crypt(3) hashes -------------------------------------
 {
 	# compiled in, so at a fixed path: the build is reused between runs
-	my $users = "$MrhttpdTest::ROOT/tests/build/auth-file-users";
+	# (locked: another run of this file must not rewrite it meanwhile)
+	my $users = MrhttpdTest::fixed_dir('data-43-auth') . '/users';
 	open my $fh, '>', $users or die "$users: $!";
 	print $fh "# comment\n\nalice:", crypt('wonderland', '$6$abcdefgh$'),
 		"\nbob:", crypt('builder', '$5$ijklmnop$'), ":extra:fields\n";
