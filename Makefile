@@ -241,10 +241,16 @@ $(BUILD)/mrhttpd: $(OBJS) $(BUILD)/flags
 
 # --- trying it out -------------------------------------------------------------
 RUN_DIR = build/run
+# the keys make run sets, left out of the copy of CONF (2.2 names too), so
+# that configure sees each once
+RUN_KEYS = PUBLIC_DIR DOC_DIR PRIVATE_DIR SERVER_DOCS SERVER_ADDR LOG_LEVEL \
+	LOG_FILE DETACH SERVER_ROOT SYSTEM_USER PID_FILE
+space := $(subst ,, )
 ifneq ($(CONF),$(RUN_DIR)/run.conf)
 $(RUN_DIR)/run.conf: $(CONF) Makefile
 	@mkdir -p $(RUN_DIR)
-	@{ cat $(CONF); echo; echo '# make run: serve the sample site, log to the terminal'; \
+	@{ grep -Ev '^[[:space:]]*(export[[:space:]]+)?($(subst $(space),|,$(RUN_KEYS)))=' $(CONF); \
+	  echo; echo '# make run: serve the sample site, log to the terminal'; \
 	  echo 'PUBLIC_DIR=$(CURDIR)/www/htdocs'; \
 	  echo 'PRIVATE_DIR=$(CURDIR)/www/private'; \
 	  echo 'SERVER_ADDR=127.0.0.1'; echo 'LOG_LEVEL=4'; echo 'LOG_FILE='; \
@@ -259,7 +265,7 @@ run: $(RUN_DIR)/run.conf
 	$(RUN_DIR)/mrhttpd -f
 
 # --- tests -----------------------------------------------------------------------
-# make check runs these in order, then fails if any of them failed:
+# make check runs these, two at a time (CHECK_LANES), then fails if any failed:
 #   check-native    the suite (unit and integration) as built
 #   check-minimal   the suite again with RANGES=0 VALIDATORS=0 under every test
 #   check-sanitize  the suite again under -fsanitize=address,undefined
@@ -304,8 +310,12 @@ check:
 	else echo "=== make check FAILED: the steps marked FAILED above"; exit 1; fi
 
 # $(call step,COMMAND): a step of make check, between a line that names it
-# and one that says how it ended and after how long
-step = @echo "=== make $@ ==="; s=$$(date +%s); $(1); rc=$$?; \
+# and one that says how it ended and after how long.  Its output also goes
+# to build/check/STEP.log as it comes, for a step that never ends: make
+# prints a step's output only at its end (.ci/run shows the log's tail)
+step = @mkdir -p build/check; rm -f build/check/$@.rc; echo "=== make $@ ==="; \
+	s=$$(date +%s); { $(1); echo $$? > build/check/$@.rc; } 2>&1 | tee build/check/$@.log; \
+	rc=$$(cat build/check/$@.rc 2>/dev/null || echo 1); \
 	echo "=== make $@ $$([ $$rc = 0 ] && echo passed || echo FAILED) after $$(($$(date +%s) - s)) s"; \
 	exit $$rc
 
