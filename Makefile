@@ -213,8 +213,18 @@ endif
 $(BUILD)/flags: $(BUILD)/config.h
 	$(file >$@,$(BUILD_FLAGS))
 
+# OBJ_CACHE=dir: an object whose preprocessed text and flags an earlier
+# build compiled is copied from dir, not compiled again (extra/objcache.sh).
+# The tests and make matrix use build/objcache: their ~100 configurations
+# mostly differ in a few files each.
+COMPILE = $(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS) -c -o $@ $<
+ifneq ($(OBJ_CACHE),)
+OBJ_CACHE_ID := $(shell $(CC) -dumpmachine; $(CC) -v 2>&1 | grep ' version ')
+COMPILE = OBJ_CACHE_ID='$(OBJ_CACHE_ID)' sh extra/objcache.sh $(OBJ_CACHE) $(BUILD) \
+	$@ $< $(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS)
+endif
 $(BUILD)/%.o: src/%.c $(HEADERS) Makefile $(TLS_DEPS) $(H2_DEPS) $(BUILD)/flags
-	$(Q_CC)$(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS) -c -o $@ $<
+	$(Q_CC)$(COMPILE)
 
 # mbed TLS for a cross or musl compiler, from Debian's source package
 $(MBEDTLS_OWN)/lib/libmbedtls.a:

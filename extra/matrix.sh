@@ -190,7 +190,7 @@ while [ $i -lt $ncfg ]; do
 	mkdir -p "$dir"
 	# rewritten only when it differs, so that make rebuilds only then
 	cmp -s "$f.conf" "$dir/mrhttpd.conf" || cp "$f.conf" "$dir/mrhttpd.conf"
-	if make -s -j2 BUILD="$dir" CONF="$dir/mrhttpd.conf" \
+	if make -s -j2 BUILD="$dir" CONF="$dir/mrhttpd.conf" OBJ_CACHE=build/objcache \
 	    CFLAGS="${CFLAGS:--O2} -Werror" > "$dir/build.log" 2>&1 &&
 	    ! grep -q 'warning:' "$dir/build.log" &&
 	    "$STRIP" -o "$dir/mrhttpd.stripped" "$dir/mrhttpd" 2>> "$dir/build.log"; then

@@ -173,7 +173,10 @@ sub _build {
 	my $old = -e $conf ? slurp($conf) : undef;
 	spew($conf, $text) unless defined $old && $old eq $text;
 
-	my @cmd = ('make', '-C', $ROOT, '-s', "BUILD=$dir", "CONF=$conf", @args);
+	# OBJ_CACHE: the files a configuration leaves as another had them are
+	# copied, not compiled again (extra/objcache.sh); not part of $id
+	my @cmd = ('make', '-C', $ROOT, '-s', "BUILD=$dir", "CONF=$conf",
+		"OBJ_CACHE=$ROOT/build/objcache", @args);
 	push @cmd, 'SANITIZE=1' if $sanitize;
 	# Only @cmd decides the build: not the variables of a make that
 	# runs us (its MAKEFLAGS may carry BUILD=, CONF= or SANITIZE=).
