@@ -312,10 +312,15 @@ CHECK_ENV = $(if $(strip $(LDFLAGS)),,LDFLAGS=-static) \
 	$(if $(RUN_WRAPPER),,RUN_WRAPPER=qemu-$(firstword $(subst -, ,$(CROSS_COMPILE)))-static)
 endif
 
-# the installs first, so that every step is ready to start in its turn
+# The installs first, so that every step is ready to start in its turn.
+# The steps then run with CHECK_DEPS empty: a step with a prerequisite to
+# wait on let make start the ones behind it first (fuzz and matrix, the
+# short ones), and the lanes ended 200 s apart.
+CHECK_DEPS = check-deps
 check:
 	@$(MAKE) --no-print-directory $(CHECK_PREP)
-	@if $(MAKE) --no-print-directory -k -j$(CHECK_LANES) -Otarget $(CHECK_STEPS); then \
+	@if $(MAKE) --no-print-directory -k -j$(CHECK_LANES) -Otarget CHECK_DEPS= \
+	    $(CHECK_STEPS); then \
 	  echo "=== make check passed: $(CHECK_STEPS)"; \
 	else echo "=== make check FAILED: the steps marked FAILED above"; exit 1; fi
 
@@ -332,16 +337,16 @@ step = @mkdir -p build/check; rm -f build/check/$@.rc; echo "=== make $@ ==="; \
 check-deps:
 	@sh tests/install-deps.sh
 
-check-native: check-deps $(if $(OTHER_TOOLCHAIN),,all)
+check-native: $(CHECK_DEPS) $(if $(OTHER_TOOLCHAIN),,all)
 	$(call step,$(CHECK_ENV) $(PROVE) tests/t/)
 
 # the suite again on the minimal base: every switch of MINIMAL_CONF off
 # under each test's own keys; what such a build lacks skips through has()
 MINIMAL_CONF = RANGES=0 VALIDATORS=0
-check-minimal: check-deps
+check-minimal: $(CHECK_DEPS)
 	$(call step,MRHTTPD_TEST_CONF="$(MINIMAL_CONF)" $(PROVE) tests/t/)
 
-check-sanitize: check-deps
+check-sanitize: $(CHECK_DEPS)
 	$(call step,MRHTTPD_SANITIZE=1 $(PROVE) tests/t/)
 
 # check-cross: every target, one after another; make check takes each as a
@@ -349,7 +354,7 @@ check-sanitize: check-deps
 check-cross: check-deps
 	$(call step,JOBS=$(JOBS) sh tests/cross.sh $(CROSS_TARGETS))
 
-$(CROSS_STEPS): check-cross-%: check-deps cross-deps
+$(CROSS_STEPS): check-cross-%: $(CHECK_DEPS) $(CHECK_DEPS:check-deps=cross-deps)
 	$(call step,JOBS=$(JOBS) sh tests/cross.sh $*)
 
 cross-deps:
@@ -364,7 +369,7 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
-check-fuzz: check-deps
+check-fuzz: $(CHECK_DEPS)
 	$(call step,FUZZ_SECONDS=10 FUZZ_JOBS=$(JOBS) sh tests/fuzz/run.sh --check)
 
 # make check-tsan: the concurrency tests once under ThreadSanitizer (not
