@@ -137,12 +137,26 @@ ok(wait_for(sub { $t->log =~ /no-rotation/ }),
 	'SIGHUP without a rotation: the next request is logged');
 unlike($t->log, qr/\[error\].*reopen/, 'SIGHUP without a rotation: no error');
 
+# The file appears when the server opens it; the fchown and the dup3 onto
+# the log's descriptor come after, and a line logged in between still goes
+# to the old file, as it may.  So the reopen is done when requests made
+# after it are logged to the new file: it is asked until one is.
+sub reopened {
+	my ($tag) = @_;
+	my $n = 0;
+	return wait_for(sub {
+		http_get("/index.html?$tag-" . $n++);
+		return wait_for(sub { (slurp($log) // '') =~ /\Q$tag\E-/ }, 0.2);
+	});
+}
+
 # --- SIGHUP: mv log log.1, the server makes a new log as nobody ---------------------
 http_get('/index.html?before-rotation');
 ok(wait_for(sub { $t->log =~ /before-rotation/ }), 'line logged before rotation');
 rename($log, "$log.1") or die "rename: $!";
 kill 'HUP', $pid;
 ok(wait_for(sub { -e $log }), 'SIGHUP: a new log file is created');
+ok(reopened('probe-1'), 'SIGHUP: the reopen is done');
 is((stat $log)[4], $nuid, 'SIGHUP: the new log is owned by nobody');
 http_get('/index.html?after-rotation');
 ok(wait_for(sub { (slurp($log) // '') =~ /after-rotation/ }),
@@ -156,6 +170,7 @@ unlike(slurp($log) // '', qr/before-rotation/, 'SIGHUP: the new file starts afre
 rename($log, "$log.2") or die "rename: $!";
 kill 'HUP', $pid;
 ok(wait_for(sub { -e $log }), 'second SIGHUP: a new log file again');
+ok(reopened('probe-2'), 'second SIGHUP: the reopen is done');
 http_get('/index.html?second-rotation');
 ok(wait_for(sub { (slurp($log) // '') =~ /second-rotation/ }),
 	'second SIGHUP: the next request is logged to it');
