@@ -215,8 +215,8 @@ $(BUILD)/flags: $(BUILD)/config.h
 
 # OBJ_CACHE=dir: an object whose preprocessed text and flags an earlier
 # build compiled is copied from dir, not compiled again (extra/objcache.sh).
-# The tests and make matrix use build/objcache: their ~100 configurations
-# mostly differ in a few files each.
+# The tests and make matrix use build/objcache: each pass builds 100-odd
+# configurations, which mostly differ in a few files each.
 COMPILE = $(CC) $(FINAL_CFLAGS) $(FINAL_CPPFLAGS) -c -o $@ $<
 ifneq ($(OBJ_CACHE),)
 OBJ_CACHE_ID := $(shell $(CC) -dumpmachine; $(CC) -v 2>&1 | grep ' version ')
@@ -301,7 +301,7 @@ OTHER_TOOLCHAIN = $(CROSS_COMPILE)$(RUN_WRAPPER)$(filter -static,$(LDFLAGS))$(fi
 # lanes end together.  Each step's lines come out together when it ends.
 CHECK_LANES = 2
 ifeq ($(OTHER_TOOLCHAIN),)
-CHECK_PREP = check-deps cross-deps
+CHECK_PREP = check-deps cross-deps all
 CHECK_STEPS = check-sanitize $(CROSS_STEPS) check-minimal check-native matrix check-fuzz
 else
 CHECK_PREP = check-deps
@@ -312,10 +312,10 @@ CHECK_ENV = $(if $(strip $(LDFLAGS)),,LDFLAGS=-static) \
 	$(if $(RUN_WRAPPER),,RUN_WRAPPER=qemu-$(firstword $(subst -, ,$(CROSS_COMPILE)))-static)
 endif
 
-# The installs first, so that every step is ready to start in its turn.
-# The steps then run with CHECK_DEPS empty: a step with a prerequisite to
-# wait on let make start the ones behind it first (fuzz and matrix, the
-# short ones), and the lanes ended 200 s apart.
+# The installs (and the plain build) first, so that every step is ready
+# to start in its turn.  The steps then run with CHECK_DEPS empty: a step
+# with a prerequisite to wait on let make start the ones behind it first
+# (fuzz and matrix, the short ones), and the lanes ended 200 s apart.
 CHECK_DEPS = check-deps
 check:
 	@$(MAKE) --no-print-directory $(CHECK_PREP)
@@ -337,7 +337,7 @@ step = @mkdir -p build/check; rm -f build/check/$@.rc; echo "=== make $@ ==="; \
 check-deps:
 	@sh tests/install-deps.sh
 
-check-native: $(CHECK_DEPS) $(if $(OTHER_TOOLCHAIN),,all)
+check-native: $(CHECK_DEPS) $(if $(CHECK_DEPS),$(if $(OTHER_TOOLCHAIN),,all))
 	$(call step,$(CHECK_ENV) $(PROVE) tests/t/)
 
 # the suite again on the minimal base: every switch of MINIMAL_CONF off
