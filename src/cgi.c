@@ -754,6 +754,7 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 	int fields = 0, has_type = 0;
 
 	h->ch_status = 0;
+	h->ch_reason = NULL;
 	h->ch_location = NULL;
 	h->ch_clen = -1;
 	if (memchr(head, '\0', end) != NULL)
@@ -786,6 +787,11 @@ cgi_parse_head(char *head, size_t end, struct cgi_head *h)
 			    (h->ch_status = cgi_status(v, '2')) == -1 ||
 			    (v[3] != '\0' && v[3] != ' '))
 				return -1;
+			/* the program's phrase goes on (RFC 3875 6.3.3), as
+			 * checked above; one too long for a status line is
+			 * dropped */
+			if (v[3] == ' ' && strlen(v + 4) <= REASON_MAX)
+				h->ch_reason = v + 4;
 			continue;
 		}
 		if (strcasecmp(line, "Location") == 0) {
@@ -1289,6 +1295,7 @@ cgi_respond(struct cgi *g, struct reply *rp, size_t end)
 		}
 		rs.rs_status = h.ch_status != 0 ? h.ch_status :
 		    h.ch_location != NULL ? 302 : 200;
+		rs.rs_reason = h.ch_reason;
 		if (h.ch_location != NULL)
 			response_field(&rs, "Location", h.ch_location);
 		if (rs.rs_fields.b_over) {

@@ -7,6 +7,7 @@
 /* A program's header block, parsed (cgi_parse_head). */
 struct cgi_head {
 	int		 ch_status;	/* Status, 0 when none */
+	const char	*ch_reason;	/* its reason phrase, or NULL when none */
 	char		*ch_location;	/* Location, or NULL */
 	long long	 ch_clen;	/* Content-Length, -1 when none */
 	struct buf	 ch_fields;	/* the fields passed on, CRLF lines */

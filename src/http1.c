@@ -269,15 +269,16 @@ http1_serve(struct conn *c)
  * Pragma, and Connection when it differs from the version's default.
  */
 static void
-http1_head(struct buf *b, int status, int minor, const struct conn *c)
+http1_head(struct buf *b, const struct response *rs, int minor,
+    const struct conn *c)
 {
 	time_t now;
 
-	if (status == 200)	/* the usual one, without a lookup */
-		buf_lit(b, "HTTP/1.1 200 OK");
+	if (rs->rs_status == 200 && rs->rs_reason == NULL)
+		buf_lit(b, "HTTP/1.1 200 OK");	/* the usual one, no lookup */
 	else {
 		buf_lit(b, "HTTP/1.1 ");
-		buf_status(b, status);
+		buf_status(b, rs->rs_status, rs->rs_reason);
 	}
 	buf_lit(b, "\r\nDate: ");
 	buf_add(b, http_date_now(&now), 29);
@@ -402,7 +403,7 @@ http1_respond(struct conn *c, struct request *r, struct reply *rp,
 	if (len < 0 && minor == 0 && body)
 		c->c_close = 1;
 	buf_init(&h, out, sizeof(out));
-	http1_head(&h, status, minor, c);
+	http1_head(&h, rs, minor, c);
 	/* the fields go in behind, or apart when they are big */
 	split = buf_len(&h);
 	if (nf + 64 <= buf_room(&h)) {

@@ -75,29 +75,24 @@ static const struct {
 #undef X
 };
 
-const char *
-response_reason(int status)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
-		if (reasons[i].code == status)
-			return (const char *)&reason_text + reasons[i].off;
-	return NULL;
-}
-
 void
-buf_status(struct buf *b, int status)
+buf_status(struct buf *b, int status, const char *reason)
 {
 	char code[4];
-	const char *reason = response_reason(status);
+	size_t i;
+
+	for (i = 0; reason == NULL && i < sizeof(reasons) / sizeof(reasons[0]);
+	    i++)
+		if (reasons[i].code == status)
+			reason = (const char *)&reason_text + reasons[i].off;
 
 	code[0] = (char)('0' + status / 100 % 10);
 	code[1] = (char)('0' + status / 10 % 10);
 	code[2] = (char)('0' + status % 10);
 	code[3] = ' ';
 	buf_add(b, code, sizeof(code));
-	buf_str(b, reason != NULL ? reason : "Unknown");
+	if (reason != NULL)
+		buf_str(b, reason);
 }
 
 int
@@ -129,7 +124,7 @@ error_page(struct buf *b, int status)
 	struct buf l;
 
 	buf_init(&l, line, sizeof(line));
-	buf_status(&l, status);
+	buf_status(&l, status, NULL);
 	buf_lit(b, "<!DOCTYPE html>\n<html><head><title>");
 	buf_add(b, line, buf_len(&l));
 	buf_lit(b, "</title></head><body><h1>");

@@ -47,6 +47,7 @@ struct response {
 	int		 rs_cork;
 	/* "Name: value" lines, CRLF-terminated, through response_field() */
 	struct buf	 rs_fields;
+	const char	*rs_reason;	/* a program's own phrase, or NULL */
 };
 
 /*
@@ -84,12 +85,7 @@ stream_last(struct stream *st, const char *p, size_t n)
 static inline void
 response_init(struct response *rs, int status, char *mem, size_t n)
 {
-	rs->rs_status = status;
-	rs->rs_src = SRC_NONE;
-	rs->rs_len = 0;
-	rs->rs_map = NULL;
-	rs->rs_raw = 0;
-	rs->rs_cork = 0;
+	*rs = (struct response){ .rs_status = status, .rs_src = SRC_NONE };
 	buf_init(&rs->rs_fields, mem, n);
 }
 
@@ -121,12 +117,11 @@ response_field_add(struct response *rs, const char *name, size_t n,
 int	 response_send(struct conn *, struct request *, struct reply *,
 	    struct response *);
 
-/* The reason phrase of a status the server sends itself; NULL for
- * another (a program's own). */
-const char *response_reason(int);
-/* "404 Not Found"; a program's status of its own (200-599, cgi.c
- * checks) gets "Unknown" for a reason. */
-void	 buf_status(struct buf *, int);
+/* "404 Not Found", or with a phrase of the program's own when not NULL
+ * (REASON_MAX bytes at most).  A program's status the server has no
+ * phrase for (200-599, cgi.c checks) gets an empty one (RFC 9112 4). */
+#define REASON_MAX	64
+void	 buf_status(struct buf *, int, const char *);
 
 #define ALLOW_METHODS	"GET, HEAD, OPTIONS"
 /* An error page: PRIVATE_DIR/<status>.html, else a built-in one. */

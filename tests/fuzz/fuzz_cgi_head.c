@@ -63,6 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cgi_head h;
 	const uint8_t *p;
 	char *head, *mem, *e;
+	const char *q;
 	size_t fsz, end, i;
 	int rc;
 
@@ -78,6 +79,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf_init(&h.ch_fields, mem, fsz);
 	h.ch_status = -7;
 	h.ch_clen = -7;
+	h.ch_reason = "junk";
 
 	rc = cgi_parse_head(head, end, &h);
 	CHECK(rc == 0 || rc == -1);
@@ -103,6 +105,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (e = h.ch_location; *e != '\0'; e++)
 				CHECK(value_char(*e));
 			CHECK(e <= head + end);
+		}
+		/* a phrase only with a status, fit for a status line */
+		if (h.ch_reason != NULL) {
+			CHECK(h.ch_status != 0);
+			CHECK(h.ch_reason > head && h.ch_reason < head + end);
+			CHECK(strlen(h.ch_reason) <= REASON_MAX);
+			for (q = h.ch_reason; *q != '\0'; q++)
+				CHECK(value_char(*q));
 		}
 		check_fields(mem, buf_len(&h.ch_fields));
 	}

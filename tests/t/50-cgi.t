@@ -444,10 +444,12 @@ like(req('GET', '/outside.sh')->{body}, qr/^#!\/bin\/sh/,
 # --- responses (RFC 3875 6) ---------------------------------------------------------
 $r = req('GET', '/cgi-bin/status404.sh');
 is($r->{status}, 404, 'Status: 404 sets the status');
+is($r->{reason}, 'Not Here', '... and the program\'s reason phrase goes with it (RFC 3875 6.3.3)');
 is($r->{body}, "missing thing\n", '... with the program\'s body');
 ok(!exists $r->{headers}{status}, '... and no Status header in the response');
 $r = req('GET', '/cgi-bin/status201.sh');
 is($r->{status}, 201, 'Status: 201 (CRLF block, no reason phrase)');
+is($r->{reason}, 'Created', '... gets the server\'s phrase for the code');
 is($r->{headers}{'x-created'}, 'yes', 'other header fields are passed on');
 $r = req('GET', '/cgi-bin/status204.sh');
 is($r->{status}, 204, 'Status: 204 without a Content-Type');
@@ -463,6 +465,9 @@ ok(!exists $r->{headers}{'transfer-encoding'} && !exists $r->{headers}{'content-
 		&& !exists $r[0]{headers}{'transfer-encoding'} && $r[0]{body} eq '',
 		'Status: 205 with a body from the program: Content-Length: 0, no content')
 		or diag(explain \@r);
+	like($r[0]{raw_head}, qr{^HTTP/1\.1 205 \r\n},
+		'... a code the server has no phrase for, and the program gave none: an empty one (RFC 9112 4)')
+		or diag($r[0]{raw_head});
 	ok(@r == 2 && $r[1]{status} == 201
 		&& (MrhttpdCGI::dechunk($r[1]{body}))[0] eq "created\n",
 		'... and the next response on the connection is whole') or diag(explain \@r);

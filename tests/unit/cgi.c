@@ -448,6 +448,58 @@ test_overflow(void)
 	tap_row(0);
 }
 
+/*
+ * The reason phrase of Status (RFC 3875 6.3.3), passed on as the program
+ * wrote it, past the one SP; none, or one longer than REASON_MAX, is NULL
+ * (the server's phrase for the code, or an empty one).
+ */
+#define X64	"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+
+static void
+test_reason(void)
+{
+	static const struct {
+		int		 line;
+		const char	*in;
+		const char	*reason;	/* NULL: none */
+	} t[] = {
+		{ __LINE__, "Status: 404 Not Here\r\n" CT "\r\n", "Not Here" },
+		{ __LINE__, "Status: 202 Accepted\n\n", "Accepted" },
+		{ __LINE__, "Status: 204\r\n\r\n", NULL },
+		{ __LINE__, "Status: 200 \r\n" CT "\r\n", NULL },
+		{ __LINE__, "Status: 200 OK  \t\r\n" CT "\r\n", "OK" },
+		{ __LINE__, "Status: 418 I'm a\tteapot\n\n", "I'm a\tteapot" },
+		{ __LINE__, "Status: 200  two SP\n\n", " two SP" },
+		{ __LINE__, "Status: 299 \xc3\xa9t\xc3\xa9\n\n", "\xc3\xa9t\xc3\xa9" },
+		{ __LINE__, "Status: 200 " X64 "\n\n", X64 },
+		{ __LINE__, "Status: 200 " X64 "x\n\n", NULL },
+		{ __LINE__, CT "\r\n", NULL },
+	};
+	struct cgi_head h;
+	char fields[DEF], *head;
+	size_t i, n;
+
+	is_int(sizeof(X64) - 1, REASON_MAX, "X64 is REASON_MAX bytes");
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		tap_row(t[i].line);
+		n = strlen(t[i].in);
+		head = tap_alloc(n + 1);
+		memcpy(head, t[i].in, n);
+		buf_init(&h.ch_fields, fields, sizeof(fields));
+		h.ch_reason = "junk";
+		is_int(cgi_parse_head(head, n, &h), 0, "parsed");
+		if (t[i].reason == NULL)
+			ok(h.ch_reason == NULL, "no phrase");
+		else
+			ok(h.ch_reason != NULL && h.ch_reason >= head &&
+			    h.ch_reason < head + n &&
+			    strcmp(h.ch_reason, t[i].reason) == 0,
+			    "the phrase \"%s\"", t[i].reason);
+		free(head);
+	}
+	tap_row(0);
+}
+
 int
 main(void)
 {
@@ -456,6 +508,7 @@ main(void)
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		check_row(&rows[i]);
 	test_overflow();
+	test_reason();
 	todo_summary();
 	return done_testing();
 }
