@@ -4,7 +4,7 @@
 #   make run                build and serve www/htdocs on http://127.0.0.1:8080/
 #   make check              every test: check-native, check-minimal, check-sanitize
 #                           (ASan/UBSan), check-fuzz, matrix, check-cross (MIPS
-#                           under qemu); CHECK_LANES=2 of them at once, each
+#                           and ARM under qemu); CHECK_LANES=2 of them at once, each
 #                           JOBS=2 files at a time
 #   make SIZE=1             the size profile for flash-starved targets (doc/SIZE.md)
 #   make matrix             every feature switch off and on, -Werror
@@ -292,7 +292,8 @@ run: $(RUN_DIR)/run.conf
 # directory and locks, so two at a time halve the suite's time
 JOBS = 2
 PROVE = prove -j$(JOBS) -I tests/lib
-CROSS_TARGETS = mipsel-linux-gnu mips-linux-gnu
+# little- and big-endian MIPS (alignment-strict), 32-bit ARM (char unsigned)
+CROSS_TARGETS = mipsel-linux-gnu mips-linux-gnu arm-linux-gnueabihf
 CROSS_STEPS = $(addprefix check-cross-,$(CROSS_TARGETS))
 OTHER_TOOLCHAIN = $(CROSS_COMPILE)$(RUN_WRAPPER)$(filter -static,$(LDFLAGS))$(filter-out gcc cc clang,$(notdir $(CC)))
 # CHECK_LANES: steps of make check at once.  One step alone leaves a core
