@@ -119,8 +119,9 @@ int	 response_send(struct conn *, struct request *, struct reply *,
 
 /* "404 Not Found", or with a phrase of the program's own when not NULL:
  * written as given, so it must be checked already (cgi_parse_head: no
- * control byte but HTAB, REASON_MAX bytes at most).  A program's status the server has no
- * phrase for (200-599, cgi.c checks) gets an empty one (RFC 9112 4). */
+ * control byte but HTAB, REASON_MAX bytes at most).  A program's status
+ * the server has no phrase for (200-599, cgi.c checks) gets an empty one
+ * (RFC 9112 4). */
 #define REASON_MAX	64
 void	 buf_status(struct buf *, int, const char *);
 
