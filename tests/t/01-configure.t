@@ -64,6 +64,21 @@ my @refused = (
 	['AUTH_METHODS 16', "${ok}AUTH_HEADER='Basic eA=='\nAUTH_METHODS=16\n",
 		'AUTH_METHODS'],
 	['PATH_PREFIX with trailing /', "${ok}PATH_PREFIX=/app/\n", 'PATH_PREFIX'],
+	# URL paths no request could match: a client escapes a space, and
+	# ? and # end a path
+	['PATH_PREFIX with a space', "${ok}PATH_PREFIX='/a b'\n", 'PATH_PREFIX'],
+	['PATH_PREFIX with %', "${ok}PATH_PREFIX=/a%20b\n", 'PATH_PREFIX'],
+	['PATH_PREFIX with .', "${ok}PATH_PREFIX=/a/./b\n", 'PATH_PREFIX'],
+	['CGI_PATH with ?', "${ok}CGI_PATH='/c?x'\nCGI_DIR=/srv/cgi\n", 'CGI_PATH'],
+	['PUT_PATH with #', "${ok}PUT_PATH='/in#x'\n", 'PUT_PATH'],
+	['QUERY_HACK with a space', "${ok}QUERY_HACK='/a b'\n", 'QUERY_HACK'],
+	['QUERY_HACK with ..', "${ok}QUERY_HACK=../x\n", 'QUERY_HACK'],
+	# a key of a feature compiled out would silently do nothing
+	['CGI_TIMEOUT without CGI', "${ok}CGI_TIMEOUT=5\n", 'CGI_TIMEOUT'],
+	['CGI_MAX_BODY without CGI', "${ok}CGI_MAX_BODY=1000\n", 'CGI_MAX_BODY'],
+	['CGI_AUTHORIZATION=1 without CGI', "${ok}CGI_AUTHORIZATION=1\n",
+		'CGI_AUTHORIZATION'],
+	['AUTH_REALM without auth', "${ok}AUTH_REALM=router\n", 'AUTH_REALM'],
 	['unknown key AUTH_USERS', "${ok}AUTH_USERS=/etc/x\n", 'AUTH_USERS'],
 	['DETACH=2', "${ok}DETACH=2\n", 'DETACH'],
 	# the half-sent heads' stash: 1 GiB of address space at most
@@ -141,6 +156,18 @@ for my $c (@refused) {
 	like(slurp("$dir/config.h"),
 		qr{^#define CONFIG_PRIVATE_DIR "/srv/private"$}m,
 		'SERVER_DOCS becomes the private dir');
+}
+{
+	my ($rc, $out, $err, $dir) = configure_with("${ok}QUERY_HACK=index\n");
+	is($rc, 0, 'QUERY_HACK=index (upstream\'s example) accepted') or diag($err);
+	like(slurp("$dir/config.h"), qr{^#define CONFIG_QUERY_HACK "/index"$}m,
+		'QUERY_HACK=index: names below the document root');
+}
+{
+	my ($rc, $out, $err, $dir) = configure_with(
+		"${ok}CGI_AUTHORIZATION=0\nTLS_REDIRECT=0\n");
+	is($rc, 0, 'a switch of a feature compiled out set to 0 is accepted')
+		or diag($err);
 }
 {
 	my ($rc, $out, $err, $dir) = configure_with(

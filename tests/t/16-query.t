@@ -53,4 +53,17 @@ is(body_of('/m/p.html?a=1&b=2'), "200 mirror literal\n",
 	'QUERY_HACK=/m/: under the prefix the query is part of the name');
 is(body_of('/a.txt?x=1'), "200 plain\n", 'QUERY_HACK=/m/: elsewhere it is ignored');
 
+# upstream's own example: QUERY_HACK=index, a name below the document
+# root without its /, reads index.html?sorted=yes
+my $t4 = MrhttpdTest->new(conf => { QUERY_HACK => 'index' });
+$t4->write_file('index.html', "index\n");
+$t4->write_file('index.html?sorted=yes', "index sorted\n");
+$t4->write_file('a.txt', "plain\n");
+$t4->write_file('a.txt?x=1', "literal\n");
+$t4->run();
+is(body_of('/index.html?sorted=yes'), "200 index sorted\n",
+	'QUERY_HACK=index: index.html?sorted=yes, as upstream documents');
+is(body_of('/a.txt?x=1'), "200 plain\n",
+	'QUERY_HACK=index: other names ignore the query');
+
 $t->done_testing();
