@@ -118,6 +118,17 @@ my %out = (
 	'bad-status6.sh' => "Status: 600 Nope\nContent-Type: text/plain\n\nbody\n",
 	'no-type.sh'	=> "X-Only: this\n\nbody without a type\n",
 	'bare-body.sh'	=> "\nno header block at all\n",
+	# reason phrases, as the status line carries them or must not
+	'why-obs.sh'	=> "Status: 299 \xc3\xa9t\xc3\xa9\nContent-Type: text/plain\n\nx\n",
+	'why-64.sh'	=> "Status: 404 " . ('y' x 64) . "\nContent-Type: text/plain\n\nx\n",
+	'why-65.sh'	=> "Status: 404 " . ('x' x 65) . "\nContent-Type: text/plain\n\nx\n",
+	'why-65n.sh'	=> "Status: 299 " . ('x' x 65) . "\nContent-Type: text/plain\n\nx\n",
+	'why-tab.sh'	=> "Status: 200 A\tB\nContent-Type: text/plain\n\nx\n",
+	'why-lead.sh'	=> "Status: 200  lead\nContent-Type: text/plain\n\nx\n",
+	'why-fine.sh'	=> "Status: 200 Fine\nContent-Type: text/plain\n\nx\n",
+	'why-cr.sh'	=> "Status: 200 OK\rX-Evil: 1\nContent-Type: text/plain\n\nx\n",
+	'why-vt.sh'	=> "Status: 200 O\x0bK\nContent-Type: text/plain\n\nx\n",
+	'why-go.sh'	=> "Status: 302 Go There\nLocation: /target.txt\n\n",
 );
 for my $name (keys %out) {
 	my $text = $out{$name};
@@ -472,6 +483,30 @@ ok(!exists $r->{headers}{'transfer-encoding'} && !exists $r->{headers}{'content-
 		&& (MrhttpdCGI::dechunk($r[1]{body}))[0] eq "created\n",
 		'... and the next response on the connection is whole') or diag(explain \@r);
 }
+# The phrase as written, or the server's for the code (empty when it has
+# none): a control byte but HTAB is a 502, so a script that echoes its
+# client's input into Status cannot add a field (helper-52's review).
+for my $c (
+	['GET', 'why-obs.sh', "299 \xc3\xa9t\xc3\xa9", 'obs-text kept'],
+	['GET', 'why-64.sh', '404 ' . ('y' x 64), '64 bytes kept'],
+	['GET', 'why-65.sh', '404 Not Found', '65 bytes: the server\'s phrase'],
+	['GET', 'why-65n.sh', '299 ', '65 bytes, a code without a phrase: empty'],
+	['GET', 'why-tab.sh', "200 A\tB", 'an HTAB kept'],
+	['GET', 'why-lead.sh', '200  lead', 'a leading space kept'],
+	['GET', 'why-fine.sh', '200 Fine', '200 with a phrase of its own'],
+	['HEAD', 'why-fine.sh', '200 Fine', '... on HEAD too'],
+	['GET', 'why-go.sh', '302 Go There', 'a 302 with Location and a phrase'],
+	['GET', 'nph-raw.sh', '203 Raw Stuff', 'an nph- program\'s own line untouched'],
+) {
+	my ($m, $name, $line, $what) = @$c;
+	$r = req($m, "/cgi-bin/$name");
+	like($r->{raw_head} // '', qr{^HTTP/1\.1 \Q$line\E\r\n},
+		"reason phrase: $what") or diag($r->{raw_head});
+}
+$r = req('GET', '/cgi-bin/why-cr.sh');
+ok($r->{status} == 502 && ($r->{raw_head} // '') !~ /X-Evil/i,
+	'reason phrase: a bare CR is a 502, and nothing is injected') or diag($r->{raw_head});
+is(req('GET', '/cgi-bin/why-vt.sh')->{status}, 502, 'reason phrase: VT is a 502');
 
 $r = req('GET', '/cgi-bin/local.sh');
 is($r->{status}, 200, 'local Location: an internal redirect, 200');

@@ -37,6 +37,8 @@ script("$dir/cgi-bin/slow.sh", <<'EOF');
 sleep 3
 printf 'Content-Type: text/plain\n\nslow\n'
 EOF
+script("$dir/cgi-bin/why.sh",
+	"#!/bin/sh\nprintf 'Status: 404 Not Here\\nContent-Type: text/plain\\n\\nx'\n");
 script("$dir/cgi-bin/count.sh", <<'EOF');
 #!/bin/sh
 printf 'Content-Type: text/plain\n\n'
@@ -142,6 +144,10 @@ like($r->{body}, qr/^PROTO=HTTP\/2\.0 HTTPS= LEN=3 BODY=abc$/m,
 	'CGI: a POST body, SERVER_PROTOCOL HTTP/2.0');
 like($r->{body}, qr/^HOST=127\.0\.0\.1:\d+ NAME=127\.0\.0\.1$/m,
 	'CGI: :authority is HTTP_HOST, as Host over HTTP/1');
+$r = h2c("$base/cgi-bin/why.sh");
+ok($r->{status} == 404 && $r->{body} eq 'x' && $r->{head} =~ m{^HTTP/2 404 ?\r$}m
+	&& $r->{head} !~ /Not Here/, 'CGI: a Status phrase is not part of :status')
+	or diag($r->{head});
 $r = h2c("$base/cgi-bin/count.sh");
 my @n = split /\n/, $r->{body};
 ok($r->{status} == 200 && @n == 20000 && $n[-1] eq '20000',
