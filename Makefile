@@ -14,10 +14,11 @@
 #   make install-strip      the same, the binary stripped
 #   make BUILD=dir CONF=f   build dir/mrhttpd from another configuration
 #
-# Packagers: CC CFLAGS CPPFLAGS LDFLAGS CROSS_COMPILE DESTDIR are honoured,
-# and PREFIX for the man page (the binary goes to the configuration's
-# BIN_DIR, or BIN_DIR=dir); V=1 shows the commands.  A change of compiler or
-# flags rebuilds ($(BUILD)/flags).
+# Packagers: CC CFLAGS CPPFLAGS LDFLAGS CROSS_COMPILE DESTDIR INSTALL are
+# honoured, and PREFIX (or prefix) and MANDIR (or mandir) for the man page;
+# the binary goes to the configuration's BIN_DIR, or to BIN_DIR=dir (or
+# sbindir=dir).  V=1 shows the commands.  A change of compiler or flags
+# rebuilds ($(BUILD)/flags).
 
 CROSS_COMPILE ?=
 ifeq ($(origin CC),default)
@@ -51,8 +52,13 @@ ifeq ($(SANITIZE),1)
 CFLAGS ?= -O1
 endif
 CFLAGS ?= -O2
-PREFIX ?= /usr/local
-MANDIR ?= $(PREFIX)/share/man
+# the GNU names too (prefix, mandir, sbindir), as dh_auto_install and
+# Buildroot's and OpenWrt's packages pass them
+prefix ?= /usr/local
+PREFIX ?= $(prefix)
+mandir ?= $(PREFIX)/share/man
+MANDIR ?= $(mandir)
+INSTALL ?= install
 INITDIR ?= /etc/init.d
 BUILD ?= src
 CONF ?= mrhttpd.conf
@@ -110,6 +116,9 @@ endif
 # configure writes config.h and config.mk; make re-runs it when the
 # configuration changes.
 -include $(BUILD)/config.mk
+ifneq ($(sbindir),)
+BIN_DIR = $(sbindir)
+endif
 
 OBJS-y = main.o server.o plain.o transport.o http1.o request.o route.o \
 	response.o file.o util.o mime.o body.o
@@ -413,17 +422,17 @@ cost:
 
 # --- install ----------------------------------------------------------------------
 install: all
-	install -d $(DESTDIR)$(BIN_DIR)
-	install -m 755 $(BUILD)/mrhttpd $(DESTDIR)$(BIN_DIR)/mrhttpd
+	$(INSTALL) -d $(DESTDIR)$(BIN_DIR)
+	$(INSTALL) -m 755 $(BUILD)/mrhttpd $(DESTDIR)$(BIN_DIR)/mrhttpd
 	if [ -n "$(PRIVATE_DIR)" ]; then \
-	  install -d $(DESTDIR)$(SERVER_ROOT)$(PRIVATE_DIR) && \
-	  install -m 644 www/private/*.html $(DESTDIR)$(SERVER_ROOT)$(PRIVATE_DIR)/; fi
-	install -d $(DESTDIR)$(INITDIR)
+	  $(INSTALL) -d $(DESTDIR)$(SERVER_ROOT)$(PRIVATE_DIR) && \
+	  $(INSTALL) -m 644 www/private/*.html $(DESTDIR)$(SERVER_ROOT)$(PRIVATE_DIR)/; fi
+	$(INSTALL) -d $(DESTDIR)$(INITDIR)
 	sed -e 's|@BIN_DIR@|$(BIN_DIR)|g' -e 's|@PID_FILE@|$(PID_FILE)|g' \
 	  rc.httpd > $(DESTDIR)$(INITDIR)/rc.httpd
 	chmod 755 $(DESTDIR)$(INITDIR)/rc.httpd
-	if [ -f doc/mrhttpd.8 ]; then install -d $(DESTDIR)$(MANDIR)/man8 && \
-	  install -m 644 doc/mrhttpd.8 $(DESTDIR)$(MANDIR)/man8/; fi
+	if [ -f doc/mrhttpd.8 ]; then $(INSTALL) -d $(DESTDIR)$(MANDIR)/man8 && \
+	  $(INSTALL) -m 644 doc/mrhttpd.8 $(DESTDIR)$(MANDIR)/man8/; fi
 
 install-strip: install
 	$(STRIP) $(DESTDIR)$(BIN_DIR)/mrhttpd

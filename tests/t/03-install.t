@@ -6,7 +6,7 @@ use warnings;
 
 use File::Temp qw(tempdir);
 use Test::More;
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT slurp);
 
 # Its makes never go through the harness's build: the sanitizer and the
 # minimal passes would only repeat the plain one (a cross pass does not:
@@ -19,6 +19,7 @@ my $tmp = tempdir('mrhttpd-install-XXXXXXXX', TMPDIR => 1, CLEANUP => 1);
 my $tree = "$tmp/tree";
 my ($rc, $out) = run_cmd('sh', '-c', "mkdir -p '$tree' && cd '$root' && "
 	. "cp -R Makefile configure mrhttpd.conf rc.httpd src www '$tree'/ && "
+	. "mkdir '$tree/doc' && cp doc/mrhttpd.8 '$tree/doc/' && "
 	. "rm -f '$tree'/src/*.o '$tree'/src/config.* '$tree'/src/flags '$tree'/src/mrhttpd");
 is($rc, 0, 'copied the tree') or diag($out);
 
@@ -38,6 +39,7 @@ my $rcfile = do { local (@ARGV, $/) = "$tmp/dest/etc/init.d/rc.httpd"; <> } // '
 like($rcfile, qr{/opt/mr/sbin/mrhttpd}, 'rc.httpd runs the installed binary');
 like($rcfile, qr{/run/mr-test\.pid}, 'rc.httpd knows PID_FILE');
 unlike($rcfile, qr/\@[A-Z_]+\@/, 'no placeholder left in rc.httpd');
+ok(-f "$tmp/dest/usr/local/share/man/man8/mrhttpd.8", 'the man page in PREFIX');
 # a cross build (CROSS_COMPILE from the environment) runs under RUN_WRAPPER
 ($rc, $out) = run_cmd(split(' ', $ENV{RUN_WRAPPER} // ''),
 	"$tmp/dest/opt/mr/sbin/mrhttpd", '-V');
@@ -52,6 +54,29 @@ ok($bare > 0 && $bare < $full, "install-strip: $bare bytes, not $full");
 ($rc, $out) = run_cmd(split(' ', $ENV{RUN_WRAPPER} // ''),
 	"$tmp/strip/opt/mr/sbin/mrhttpd", '-V');
 like($out, qr/^mrhttpd \S+$/m, 'the stripped binary runs');
+
+# the GNU names, as dh_auto_install, Buildroot and OpenWrt pass them, and
+# an INSTALL of their own
+my $log = "$tmp/install.log";
+my $inst = "$tmp/install.sh";
+open $fh, '>', $inst or die "$inst: $!";
+print $fh "#!/bin/sh\necho \"\$*\" >> '$log'\nexec install \"\$@\"\n";
+close $fh;
+chmod 0755, $inst;
+($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf",
+	"DESTDIR=$tmp/gnu", 'prefix=/usr', 'sbindir=/usr/sbin',
+	"INSTALL=$inst", 'INITDIR=/etc/init.d', 'install');
+is($rc, 0, 'make install prefix=/usr sbindir=/usr/sbin INSTALL=...')
+	or diag($out);
+ok(-x "$tmp/gnu/usr/sbin/mrhttpd" && !-e "$tmp/gnu/opt/mr/sbin/mrhttpd",
+	'sbindir: the binary there, not in BIN_DIR');
+ok(-f "$tmp/gnu/usr/share/man/man8/mrhttpd.8", 'prefix: the man page below it');
+like(slurp("$tmp/gnu/etc/init.d/rc.httpd"), qr{/usr/sbin/mrhttpd},
+	'rc.httpd runs the binary in sbindir');
+like(slurp($log), qr{/usr/sbin/mrhttpd$}m, 'INSTALL installed it');
+($rc, $out) = run_cmd('make', '-C', $tree, '-s', "CONF=$conf",
+	"DESTDIR=$tmp/gnu2", 'mandir=/usr/man', 'INITDIR=/etc/init.d', 'install');
+ok($rc == 0 && -f "$tmp/gnu2/usr/man/man8/mrhttpd.8", 'mandir') or diag($out);
 
 # The rebuilds from here on keep their objects in a cache of their own
 # (extra/objcache.sh): a configuration built before is copied back, not
