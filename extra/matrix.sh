@@ -22,8 +22,8 @@
 #            so SERVER_PORT=8080 is no switch.  When configure refuses a
 #            change alone (a key that needs another), it is built with the
 #            first other value that makes configure take it (XSLT_HEADER
-#            with AUTO_INDEX=2), or without a key that configure's
-#            complaint names (PUT_PATH off takes PUT_MAX_BODY along).
+#            with AUTO_INDEX=2), or without the keys that configure's
+#            complaints name (PUT_PATH off takes PUT_MAX_BODY along).
 #   configs  "minimal" (only PUBLIC_DIR: every key at its default), "full"
 #            (every key at its largest number or first example), and each
 #            of them with one key changed to each of its other values.
@@ -154,7 +154,7 @@ done
 # variant BASE KEY=value: BASE (minimal or full) with KEY=value.  When
 # configure refuses that, a key needs another: with KEY=value and the first
 # other value that makes configure take it (XSLT_HEADER and AUTO_INDEX=2),
-# or without a key that configure's complaint names (PUT_MAX_BODY when
+# or without the keys that configure's complaints name (PUT_MAX_BODY when
 # PUT_PATH goes).
 variant() {
 	try "$1" "$2" && return 0
@@ -163,9 +163,21 @@ variant() {
 		[ "${kv2%%=*}" != "${2%%=*}" ] || continue
 		try "$1" "$2" "$kv2" && return 0
 	done < "$tmp/values"
-	for k2 in $(grep -o '[A-Z][A-Z0-9_]*_[A-Z0-9_]*' "$tmp/why.first" | sort -u); do
-		[ "$k2" != "${2%%=*}" ] || continue
-		try "$1" "$2" "$k2=" && return 0
+	# ... or without the keys its complaints name, one more at a time
+	# (CGI_PATH off takes CGI_DIR along, then CGI_TIMEOUT and the rest):
+	# the key a complaint is about, or when that is one already changed,
+	# the first other key it names
+	cp "$tmp/why.first" "$tmp/why"
+	: > "$tmp/drop"
+	while [ "$(wc -l < "$tmp/drop")" -lt 10 ]; do
+		echo "${2%%=*}" > "$tmp/done"
+		sed 's/=$//' "$tmp/drop" >> "$tmp/done"
+		k2=$({ sed -n 's/^\([A-Z][A-Z0-9_]*\):.*/\1/p' "$tmp/why"
+			grep -o '[A-Z][A-Z0-9_]*_[A-Z0-9_]*' "$tmp/why"; } |
+			grep -vxF -f "$tmp/done" | head -n 1)
+		[ -n "$k2" ] || break
+		echo "$k2=" >> "$tmp/drop"
+		try "$1" "$2" $(cat "$tmp/drop") && return 0
 	done
 	cp "$tmp/why.first" "$tmp/why"
 	refused "$1 $2"
