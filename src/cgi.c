@@ -1165,11 +1165,13 @@ cgi_pump(struct cgi *g)
 		if (CONFIG_CGI_MAX > 0 && wait)
 			(void)cgi_waiting(g, 1);
 		n = poll(pfd, (nfds_t)np, (int)left);
-		/* both unmarked, then: cut for a newcomer by either? */
-		if (wait && ((CONFIG_CGI_MAX > 0 && cgi_waiting(g, 0)) |
-		    (cgi_client_wait(g->g_conn, 0) == -1))) {
-			g->g_conn->c_close = 1;
-			return cgi_stop(g, 408);
+		if (wait) {	/* unmark both; cut for a newcomer by either? */
+			int cut = CONFIG_CGI_MAX > 0 && cgi_waiting(g, 0);
+
+			if (cgi_client_wait(g->g_conn, 0) == -1 || cut) {
+				g->g_conn->c_close = 1;
+				return cgi_stop(g, 408);
+			}
 		}
 		if (n == 0)
 			return cgi_timeout(g);
