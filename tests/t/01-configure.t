@@ -64,14 +64,15 @@ my @refused = (
 	['AUTH_METHODS 16', "${ok}AUTH_HEADER='Basic eA=='\nAUTH_METHODS=16\n",
 		'AUTH_METHODS'],
 	['PATH_PREFIX with trailing /', "${ok}PATH_PREFIX=/app/\n", 'PATH_PREFIX'],
-	# URL paths no request could match: a client escapes a space, and
-	# ? and # end a path
+	# URL paths no request could match: PATH_PREFIX meets the path as
+	# sent (a space is %20 there; ? and # end it), the others the path
+	# decoded and normalised (no . or .. segment left)
 	['PATH_PREFIX with a space', "${ok}PATH_PREFIX='/a b'\n", 'PATH_PREFIX'],
-	['PATH_PREFIX with %', "${ok}PATH_PREFIX=/a%20b\n", 'PATH_PREFIX'],
+	['PATH_PREFIX with ?', "${ok}PATH_PREFIX='/a?b'\n", 'PATH_PREFIX'],
+	['PATH_PREFIX with #', "${ok}PATH_PREFIX='/a#b'\n", 'PATH_PREFIX'],
 	['PATH_PREFIX with .', "${ok}PATH_PREFIX=/a/./b\n", 'PATH_PREFIX'],
-	['CGI_PATH with ?', "${ok}CGI_PATH='/c?x'\nCGI_DIR=/srv/cgi\n", 'CGI_PATH'],
-	['PUT_PATH with #', "${ok}PUT_PATH='/in#x'\n", 'PUT_PATH'],
-	['QUERY_HACK with a space', "${ok}QUERY_HACK='/a b'\n", 'QUERY_HACK'],
+	['CGI_PATH with ..', "${ok}CGI_PATH=/c/../x\nCGI_DIR=/srv/cgi\n", 'CGI_PATH'],
+	['QUERY_HACK with //', "${ok}QUERY_HACK=/a//b\n", 'QUERY_HACK'],
 	['QUERY_HACK with ..', "${ok}QUERY_HACK=../x\n", 'QUERY_HACK'],
 	# a key of a feature compiled out would silently do nothing
 	['CGI_TIMEOUT without CGI', "${ok}CGI_TIMEOUT=5\n", 'CGI_TIMEOUT'],
@@ -162,6 +163,16 @@ for my $c (@refused) {
 	is($rc, 0, 'QUERY_HACK=index (upstream\'s example) accepted') or diag($err);
 	like(slurp("$dir/config.h"), qr{^#define CONFIG_QUERY_HACK "/index"$}m,
 		'QUERY_HACK=index: names below the document root');
+}
+# ... which may hold a space, %, ? or # (decoded from %20, %25, %3F, %23),
+# and PATH_PREFIX a % (as sent)
+{
+	my ($rc, $out, $err, $dir) = configure_with("${ok}PUT_PATH='/my files'\n"
+		. "CGI_PATH='/c?x'\nCGI_DIR=/srv/cgi\nQUERY_HACK='/a#b'\n"
+		. "PATH_PREFIX=/%7Euser\n");
+	is($rc, 0, 'URL paths with a space, ?, # and %: accepted') or diag($err);
+	like(slurp("$dir/config.h"), qr{^#define CONFIG_PUT_PATH "/my files"$}m,
+		'... as written');
 }
 {
 	my ($rc, $out, $err, $dir) = configure_with(
