@@ -15,9 +15,9 @@
 #   make BUILD=dir CONF=f   build dir/mrhttpd from another configuration
 #
 # Packagers: CC CFLAGS CPPFLAGS LDFLAGS CROSS_COMPILE DESTDIR INSTALL are
-# honoured, and PREFIX (or prefix) and MANDIR (or mandir) for the man page;
-# the binary goes to the configuration's BIN_DIR, or to BIN_DIR=dir (or
-# sbindir=dir).  V=1 shows the commands.  A change of compiler or flags
+# honoured, and PREFIX (or prefix=) and MANDIR (or mandir=) for the man
+# page; the binary goes to the configuration's BIN_DIR, or to BIN_DIR=dir
+# (or sbindir=dir).  V=1 shows the commands.  A change of compiler or flags
 # rebuilds ($(BUILD)/flags).
 
 CROSS_COMPILE ?=
@@ -52,13 +52,18 @@ ifeq ($(SANITIZE),1)
 CFLAGS ?= -O1
 endif
 CFLAGS ?= -O2
-# the GNU names too (prefix, mandir, sbindir), as dh_auto_install and
-# Buildroot's and OpenWrt's packages pass them
-prefix ?= /usr/local
-PREFIX ?= $(prefix)
-mandir ?= $(PREFIX)/share/man
-MANDIR ?= $(mandir)
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
 INSTALL ?= install
+# the GNU names too (prefix, mandir; sbindir below), as dh_auto_install
+# and Buildroot's and OpenWrt's packages pass them: on the command line,
+# where they win over the environment's PREFIX and MANDIR
+ifeq ($(origin prefix),command line)
+PREFIX = $(prefix)
+endif
+ifeq ($(origin mandir),command line)
+MANDIR = $(mandir)
+endif
 INITDIR ?= /etc/init.d
 BUILD ?= src
 CONF ?= mrhttpd.conf
@@ -116,7 +121,7 @@ endif
 # configure writes config.h and config.mk; make re-runs it when the
 # configuration changes.
 -include $(BUILD)/config.mk
-ifneq ($(sbindir),)
+ifeq ($(origin sbindir),command line)
 BIN_DIR = $(sbindir)
 endif
 
