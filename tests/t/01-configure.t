@@ -34,6 +34,14 @@ sub configure_with {
 
 my $ok = "PUBLIC_DIR=/srv/www\n";
 
+# configure is a host shell script, the same whatever the server is built
+# with: its refusals and acceptances run in the plain pass only, and every
+# pass builds and serves with an upstream conf (at the end)
+my $plain = !grep { length($ENV{$_} // '') }
+	qw(RUN_WRAPPER CROSS_COMPILE MRHTTPD_SANITIZE MRHTTPD_TEST_CONF);
+CONFIGURE: {
+last CONFIGURE unless $plain;
+
 # Each refusal: [name, conf text, key the one stderr line must name]
 my @refused = (
 	['port 0', "${ok}SERVER_PORT=0\n", 'SERVER_PORT'],
@@ -256,6 +264,7 @@ for my $shell (['dash'], ['busybox', 'sh']) {
 			"@$shell: values read, no complaints");
 	}
 }
+}	# CONFIGURE
 
 # An mrhttpd 2.8 style configuration, unchanged, builds and serves.
 my $logfile = "$root/tests/build/data-01-configure/upstream.log";
