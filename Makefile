@@ -374,16 +374,16 @@ check-sanitize: $(CHECK_DEPS)
 
 # check-cross: every target, one after another; make check takes each as a
 # step of its own (check-cross-TRIPLET), after installing for all at once
+# $(call cross_suite,TRIPLET): tests/cross.sh on it, the core files only
+# on a CROSS_CORE_TARGETS one
+cross_suite = JOBS=$(JOBS) $(if $(filter $(1),$(CROSS_CORE_TARGETS)),CROSS_TESTS="$(CROSS_CORE_TESTS)") \
+	sh tests/cross.sh $(1)
 check-cross: check-deps
-	$(call step,r=0; \
-	  $(if $(CROSS_TARGETS),JOBS=$(JOBS) sh tests/cross.sh $(CROSS_TARGETS) || r=1;) \
-	  $(if $(CROSS_CORE_TARGETS),JOBS=$(JOBS) CROSS_TESTS="$(CROSS_CORE_TESTS)" \
-	    sh tests/cross.sh $(CROSS_CORE_TARGETS) || r=1;) \
-	  [ $$r = 0 ])
+	$(call step,r=0; $(foreach t,$(CROSS_TARGETS) $(CROSS_CORE_TARGETS),\
+	  $(call cross_suite,$(t)) || r=1;) [ $$r = 0 ])
 
 $(CROSS_STEPS): check-cross-%: $(CHECK_DEPS) $(CHECK_DEPS:check-deps=cross-deps)
-	$(call step,JOBS=$(JOBS) $(if $(filter $*,$(CROSS_CORE_TARGETS)),CROSS_TESTS="$(CROSS_CORE_TESTS)") \
-	  sh tests/cross.sh $*)
+	$(call step,$(call cross_suite,$*))
 
 cross-deps:
 	@sh tests/install-deps.sh --cross
