@@ -267,16 +267,13 @@ write_pid_file(void)
 	close(fd);
 }
 
-int
-main(int argc, char *argv[])
+/* The options: compiled-in values, a few overridable for testing. */
+static void
+options(int argc, char *argv[])
 {
-	struct passwd *pw = NULL;
-	struct rlimit rl;
-	sigset_t set;
-	char err[256], *arg = NULL;
-	int ch, i, lim, nullfd, ready = -1;
+	char *arg = NULL;
+	int ch, i;
 
-	/* options: compiled-in values, a few overridable for testing */
 	for (i = argc > 0; (ch = next_opt(argv, &i, &arg)) != -1; ) {
 		switch (ch) {
 		case 'a':
@@ -297,7 +294,7 @@ main(int argc, char *argv[])
 			break;
 		case 'V':
 			version();
-			return 0;
+			exit(0);
 		default:
 			/* -s: the HTTPS port; in an HTTPS-only build, -p too */
 			if (!ENABLE_TLS || ch != 's')
@@ -313,17 +310,19 @@ main(int argc, char *argv[])
 	while (settings.set_public_len > 1 &&
 	    settings.set_public[settings.set_public_len - 1] == '/')
 		settings.set_public_len--;
+}
 
-	/* no descriptor of our launcher's may reach a CGI program or
-	 * outlive a detached server */
-	close_inherited();
+/*
+ * Signals, blocked in every thread: a vanished client's SIGPIPE stays
+ * pending (the write fails with EPIPE), the rest are read from the
+ * signalfd of server_run.  A program gets an empty mask and default
+ * actions (spawn_attr_init).
+ */
+static void
+signals(void)
+{
+	sigset_t set;
 
-	/*
-	 * signals, blocked in every thread: a vanished client's SIGPIPE stays
-	 * pending (the write fails with EPIPE), the rest are read from the
-	 * signalfd of server_run.  A
-	 * program gets an empty mask and default actions (spawn_attr_init).
-	 */
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
 	sigaddset(&set, SIGINT);
@@ -334,13 +333,25 @@ main(int argc, char *argv[])
 	 * programs unseen: CGI could not tell when one ends */
 	if (ENABLE_CGI)
 		signal(SIGCHLD, SIG_DFL);
+}
 
-	/* limits: every connection needs a descriptor.  prlimit, as one
-	 * thread runs yet: musl's setrlimit brings the code that applies a
-	 * limit thread by thread on kernels without prlimit (0.7 KB), and
-	 * its getrlimit a fallback for them too.  On a kernel before 2.6.36
-	 * (no prlimit) the soft limit stays, and is taken for unlimited
-	 * below; running out of descriptors is handled (server.c) */
+/*
+ * Descriptors: every connection needs one.  prlimit, as one thread runs
+ * yet: musl's setrlimit brings the code that applies a limit thread by
+ * thread on kernels without prlimit (0.7 KB), and its getrlimit a
+ * fallback for them too.  On a kernel before 2.6.36 (no prlimit) the soft
+ * limit stays, and is taken for unlimited below; running out of
+ * descriptors is handled (server.c).  Then /dev/null, opened before the
+ * jail, which has none: it keeps 0-2 taken (so no socket ends up as
+ * stdout), and a detached server points its standard descriptors there
+ * once it serves.
+ */
+static void
+descriptors(void)
+{
+	struct rlimit rl;
+	int lim, nullfd;
+
 	if (prlimit(0, RLIMIT_NOFILE, NULL, &rl) == 0 &&
 	    rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
@@ -354,9 +365,6 @@ main(int argc, char *argv[])
 	    rl.rlim_cur < 0x7fffffff ? (int)rl.rlim_cur : 0x7fffffff;
 	settings.set_fd_cache_max = lim - FD_SCARCE > lim / 2 ?
 	    lim - FD_SCARCE : lim / 2;
-	/* /dev/null, opened before the jail, which has none: it keeps 0-2
-	 * taken (so no socket ends up as stdout), and a detached server points
-	 * its standard descriptors there once it serves */
 	if ((nullfd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
 		die("/dev/null: ", strerror(errno), NULL);
 	while (fcntl(0, F_GETFD) == -1 || fcntl(1, F_GETFD) == -1 ||
@@ -364,9 +372,21 @@ main(int argc, char *argv[])
 		if (dup(nullfd) == -1)
 			break;
 	settings.set_devnull = nullfd;
+}
 
-	/* access control: the secret may come from the environment, so that
-	 * it need not be compiled into the binary */
+/*
+ * What is read as root and before the jail, at its path inside it: the
+ * credentials (the secret may come from the environment, so that it
+ * need not be compiled into the binary), the user (the jail may have no
+ * /etc/passwd), the log and the TLS key (after the user change it is only
+ * in memory).  Returns the user, or NULL without SYSTEM_USER.
+ */
+static struct passwd *
+as_root(void)
+{
+	struct passwd *pw = NULL;
+	char err[256];
+
 	if (ENABLE_AUTH) {
 		const char *env = getenv("AUTH_HEADER");
 
@@ -378,44 +398,37 @@ main(int argc, char *argv[])
 		settings.set_auth_len = strlen(settings.set_auth);
 		auth_header_user();
 	}
-	/* read as root and before the jail, at its path inside it */
 	if (ENABLE_AUTH_FILE && auth_load(CONFIG_SERVER_ROOT) == -1)
 		die("AUTH_FILE " CONFIG_SERVER_ROOT CONFIG_AUTH_FILE ": ",
 		    strerror(errno), NULL);
-
-	/* user: looked up before the jail, which may have no /etc/passwd */
 	if (ENABLE_SETUID && (pw = getpwnam(CONFIG_SYSTEM_USER)) == NULL)
 		die("unknown user " CONFIG_SYSTEM_USER, NULL);
 	if (!ENABLE_SETUID && geteuid() == 0)
 		say("mrhttpd: warning: running as root: see SYSTEM_USER\n");
-
-	/* log: opened as root and before the jail, at its path inside it */
 	if (log_open(CONFIG_SERVER_ROOT, ENABLE_SETUID ? pw->pw_uid :
 	    (uid_t)-1) == -1)
 		die("cannot open log file " CONFIG_SERVER_ROOT CONFIG_LOG_FILE
 		    ": ", strerror(errno), NULL);
-
-	/* TLS: the key is read as root and before the jail; after the user
-	 * change it is only in memory */
 	if (ENABLE_TLS && tls_init(err, sizeof(err)) == -1)
 		die(err, NULL);
 	if (ENABLE_HTTP2 && h2_init() == -1)
 		die("cannot set up nghttp2: out of memory", NULL);
-
 	/* sockets: bound before dropping root, so ports below 1024 work */
 	if (server_listen(0, settings.set_addr, ENABLE_PLAIN ?
 	    settings.set_port : 0, err, sizeof(err)) == -1 ||
 	    (ENABLE_TLS && server_listen(1, settings.set_addr,
 	    settings.set_tls_port, err, sizeof(err)) == -1))
 		die(err, NULL);
+	return pw;
+}
 
-	/* detach, unless told to stay; the parent waits for "ready" */
-	if (ENABLE_DETACH && !settings.set_foreground)
-		ready = detach();
-	if (ENABLE_PID_FILE)
-		write_pid_file();
-
-	/* security: jail, then user */
+/*
+ * The jail, the directories served from inside it (opened once, every
+ * file is opened relative to them), then the user.
+ */
+static void
+confine(const struct passwd *pw)
+{
 	if (ENABLE_CHROOT) {
 		if (chroot(CONFIG_SERVER_ROOT) == -1)
 			die("chroot " CONFIG_SERVER_ROOT ": ", strerror(errno), NULL);
@@ -439,11 +452,30 @@ main(int argc, char *argv[])
 			die("dropping root to " CONFIG_SYSTEM_USER " did not stick",
 			    NULL);
 	}
+}
 
+int
+main(int argc, char *argv[])
+{
+	struct passwd *pw;
+	int ready = -1;
+
+	options(argc, argv);
+	/* no descriptor of our launcher's may reach a CGI program or
+	 * outlive a detached server */
+	close_inherited();
+	signals();
+	descriptors();
+	pw = as_root();
+	/* detach, unless told to stay; the parent waits for "ready" */
+	if (ENABLE_DETACH && !settings.set_foreground)
+		ready = detach();
+	if (ENABLE_PID_FILE)
+		write_pid_file();
+	confine(pw);
 	/* as the user uploads run as, in the jail they see */
 	upload_sweep();
 
-	/* main loop */
 	log_info("mrhttpd %s listening on port %d", MRHTTPD_VERSION,
 	    settings.set_port);
 	if (ENABLE_TLS && ENABLE_PLAIN)
