@@ -1252,23 +1252,17 @@ server_thread(void *(*fn)(void *), void *arg)
 }
 
 /*
- * Runs the server until SIGINT or SIGTERM.  The signals are blocked in every
- * thread and taken here from a signalfd, so no handler runs in a worker.
- * The first worker starts when the epoll set first has something, so an
- * idle server is this one thread.  ready is written to (then closed) once
- * accepting, for a detaching parent.
+ * The pool's thread attributes, the slot table and its stashes, the epoll
+ * set and the signalfd, or exit 1.  Returns the signalfd.
  */
-void
-server_run(int ready)
+static int
+run_start(int ready)
 {
 	size_t stack = (size_t)CONFIG_THREAD_STACK_KB * 1024 + HEAD_MAX +
 	    file_cache_size;
-	struct signalfd_siginfo si;
-	struct pollfd pfd[2];
 	unsigned long long len;
-	long long deadline;
 	sigset_t set;
-	int i, n, nfd, sig, wait = -1;
+	int i, sfd;
 
 	/* a CGI request needs room for the program's environment and its
 	 * buffers: address space only, touched by CGI requests alone */
@@ -1313,7 +1307,7 @@ server_run(int ready)
 		turn.t_evs = (struct epoll_event *)(slots + SLOTS);
 	}
 	if (stash == MAP_FAILED || peer_init() == -1 ||
-	    (pfd[0].fd = signalfd(-1, &set, SFD_CLOEXEC)) == -1 ||
+	    (sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1 ||
 	    (turn.t_epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
 	    (ENABLE_TLS && defer_init() == -1) ||
 	    (listener_update(), !listener.l_in_set)) {
@@ -1333,7 +1327,61 @@ server_run(int ready)
 		if (!(ENABLE_LOG && !ENABLE_LOG_FILE && !ENABLE_SYSLOG))
 			dup2(settings.set_devnull, STDOUT_FILENO);
 	}
+	return sfd;
+}
 
+/*
+ * Stop: free the port at once, wake every connection (those waiting for
+ * a next request end; replies in progress go on), and let them finish
+ * for up to 5 s.
+ */
+static void
+run_stop(void)
+{
+	long long deadline;
+	int i;
+
+	__atomic_store_n(&server_stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < LISTENERS; i++)
+		if (listener.l_fd[i] != -1)
+			shutdown(listener.l_fd[i], SHUT_RDWR);
+	/* a shut listener reports EPOLLHUP: that wakes the turn holder,
+	 * also when the listeners were out of the set (MAX_CONNECTIONS) */
+	pthread_mutex_lock(&listener.l_lock);
+	if (!listener.l_in_set && listeners_ctl(EPOLL_CTL_ADD) == 0)
+		__atomic_store_n(&listener.l_in_set, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&listener.l_lock);
+	for (i = 0; i < __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE); i++)
+		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) !=
+		    SLOT_FREE)	/* a stale fd is at worst a file: ENOTSOCK */
+			shutdown(slots[i].s_conn.c_fd, SHUT_RD);
+	deadline = now_ms() + 5000;
+	while (__atomic_load_n(&pool.p_workers, __ATOMIC_ACQUIRE) > 0 &&
+	    now_ms() < deadline) {
+		const struct timespec tick = { .tv_nsec = 10 * 1000000 };
+
+		nanosleep(&tick, NULL);
+	}
+	for (i = 0; i < LISTENERS; i++)
+		if (listener.l_fd[i] != -1)
+			close(listener.l_fd[i]);
+}
+
+/*
+ * Runs the server until SIGINT or SIGTERM.  The signals are blocked in every
+ * thread and taken here from a signalfd, so no handler runs in a worker.
+ * The first worker starts when the epoll set first has something, so an
+ * idle server is this one thread.  ready is written to (then closed) once
+ * accepting, for a detaching parent.
+ */
+void
+server_run(int ready)
+{
+	struct signalfd_siginfo si;
+	struct pollfd pfd[2];
+	int n, nfd, sig, wait = -1;
+
+	pfd[0].fd = run_start(ready);
 	pfd[0].events = pfd[1].events = POLLIN;
 	pfd[1].fd = turn.t_epfd;
 	for (;;) {
@@ -1357,33 +1405,6 @@ server_run(int ready)
 			log_error("SIGHUP: cannot reopen %s: %s", CONFIG_LOG_FILE,
 			    strerror(errno));
 	}
-
-	/* stop: free the port at once, wake every connection (those waiting
-	 * for a next request end; replies in progress go on), and let them
-	 * finish for up to 5 s */
-	__atomic_store_n(&server_stop, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < LISTENERS; i++)
-		if (listener.l_fd[i] != -1)
-			shutdown(listener.l_fd[i], SHUT_RDWR);
-	/* a shut listener reports EPOLLHUP: that wakes the turn holder,
-	 * also when the listeners were out of the set (MAX_CONNECTIONS) */
-	pthread_mutex_lock(&listener.l_lock);
-	if (!listener.l_in_set && listeners_ctl(EPOLL_CTL_ADD) == 0)
-		__atomic_store_n(&listener.l_in_set, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&listener.l_lock);
 	log_info("stopping on signal %d", sig);
-	for (i = 0; i < __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE); i++)
-		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) !=
-		    SLOT_FREE)	/* a stale fd is at worst a file: ENOTSOCK */
-			shutdown(slots[i].s_conn.c_fd, SHUT_RD);
-	deadline = now_ms() + 5000;
-	while (__atomic_load_n(&pool.p_workers, __ATOMIC_ACQUIRE) > 0 &&
-	    now_ms() < deadline) {
-		const struct timespec tick = { .tv_nsec = 10 * 1000000 };
-
-		nanosleep(&tick, NULL);
-	}
-	for (i = 0; i < LISTENERS; i++)
-		if (listener.l_fd[i] != -1)
-			close(listener.l_fd[i]);
+	run_stop();
 }
