@@ -341,7 +341,8 @@ endif
 # (fuzz and matrix, the short ones), and the lanes ended 200 s apart.
 CHECK_DEPS = check-deps
 check:
-	@$(MAKE) --no-print-directory $(CHECK_PREP)
+	@$(MAKE) --no-print-directory $(CHECK_PREP) || { \
+	  echo "=== make check FAILED: preparing ($(CHECK_PREP)) failed, no step ran"; exit 1; }
 	@if $(MAKE) --no-print-directory -k -j$(CHECK_LANES) -Otarget CHECK_DEPS= \
 	    $(CHECK_STEPS); then \
 	  echo "=== make check passed: $(CHECK_STEPS)"; \
