@@ -158,6 +158,55 @@ put_rename(int dfd, const char *tmp, const char *name, int excl)
 }
 
 /*
+ * A hidden name no client can guess (and so cannot take first) for an
+ * upload's temporary file, into tmp (size at least 64); GET refuses
+ * these names while an upload is in progress.
+ */
+static void
+upload_tmpname(char *tmp, size_t size)
+{
+	static unsigned serial;
+	unsigned long long rnd, seq = __atomic_add_fetch(&serial, 1,
+	    __ATOMIC_RELAXED);
+	struct buf tb;
+	int i;
+
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = seq * 0x9e3779b97f4a7c15ULL;
+	buf_init(&tb, tmp, size - 1);
+	buf_lit(&tb, UPLOAD_PREFIX);
+	for (i = 60; i >= 0; i -= 4)	/* 16 digits, zeros too */
+		buf_hex(&tb, rnd >> i & 15, 0);
+	buf_char(&tb, '-');
+	buf_uint(&tb, seq);
+	buf_cstr(&tb);
+}
+
+/*
+ * Copies the request body into fd and syncs it.  Returns -1 when it is
+ * all on the disk, 0 when the client went away, else the status to
+ * answer (408 for a client that stalled, 413, an errno's 5xx).
+ */
+static int
+upload_copy(struct conn *c, struct body *b, int fd)
+{
+	char buf[8192], *p;
+	ssize_t n, w;
+
+	while ((n = body_read(c, b, buf, sizeof(buf))) > 0) {
+		for (p = buf; n > 0; p += w, n -= w) {
+			if ((w = write(fd, p, (size_t)n)) == -1 && errno == EINTR)
+				w = 0;
+			else if (w == -1)
+				return errno_status(errno, 1);
+		}
+	}
+	if (n < 0)	/* -1: the client is gone; else a status */
+		return n == -1 ? 0 : (int)-n;
+	return fsync(fd) == -1 ? errno_status(errno, 1) : -1;
+}
+
+/*
  * A PUT or DELETE takes the target's directory (dfd) for itself from its
  * last look at the target to the change made on what it saw, so that two
  * If-Match PUTs that read the same ETag cannot both replace the file, nor
@@ -175,11 +224,9 @@ upload_commit_lock(int dfd)
 int
 upload_put(struct conn *c, struct request *r, struct reply *rp)
 {
-	static unsigned serial;
-	char name[256], tmp[64], buf[8192], *p;
+	char name[256], tmp[64];
 	struct body *b = c->c_body;
 	struct stat st;
-	ssize_t n, w;
 	int dfd, fd, status = 0, existed;
 
 	/* a body to read, the disk to wait for: never on the turn */
@@ -207,24 +254,7 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		return response_error(c, r, rp, status);
 	}
 
-	/* a hidden name no client can guess (and so cannot take first);
-	 * GET refuses these names while an upload is in progress */
-	{
-		unsigned long long rnd, seq = __atomic_add_fetch(&serial, 1,
-		    __ATOMIC_RELAXED);
-		struct buf tb;
-		int i;
-
-		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-			rnd = seq * 0x9e3779b97f4a7c15ULL;
-		buf_init(&tb, tmp, sizeof(tmp) - 1);
-		buf_lit(&tb, UPLOAD_PREFIX);
-		for (i = 60; i >= 0; i -= 4)	/* 16 digits, zeros too */
-			buf_hex(&tb, rnd >> i & 15, 0);
-		buf_char(&tb, '-');
-		buf_uint(&tb, seq);
-		buf_cstr(&tb);
-	}
+	upload_tmpname(tmp, sizeof(tmp));
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
 	    O_NOFOLLOW, 0644);
 	if (fd == -1) {
@@ -236,25 +266,8 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 	 * filesystem without locks has no sweep either) */
 	(void)flock(fd, LOCK_EX | LOCK_NB);
 
-	while ((n = body_read(c, b, buf, sizeof(buf))) > 0) {
-		for (p = buf; n > 0; p += w, n -= w) {
-			if ((w = write(fd, p, (size_t)n)) == -1 && errno == EINTR)
-				w = 0;
-			else if (w == -1) {
-				status = errno_status(errno, 1);
-				goto abort;
-			}
-		}
-	}
-	if (n < 0) {
-		/* -1: the client is gone; else a status (408 if it stalled) */
-		status = n == -1 ? 0 : (int)-n;
+	if ((status = upload_copy(c, b, fd)) != -1)
 		goto abort;
-	}
-	if (fsync(fd) == -1) {
-		status = errno_status(errno, 1);
-		goto abort;
-	}
 	/* the preconditions again, on the target as it is now */
 	upload_commit_lock(dfd);
 	existed = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
