@@ -917,6 +917,36 @@ accepts_gzip(const char *v)
 }
 
 /*
+ * The status of a GET or HEAD of e as the request's conditions and Range
+ * decide it: 0 for the whole file, 206 with *off and *size the part,
+ * 304, 412 or 416.
+ */
+static int
+file_status(struct request *r, const struct fcache *e, off_t *off,
+    off_t *size)
+{
+	int status;
+
+	*size = e->fc_size;
+	*off = 0;
+	/* without validators, an If-Range cannot hold: the whole file */
+	status = ENABLE_VALIDATORS ? preconditions(r, e, 1) :
+	    preconditions_untagged(r, 1);
+	if (ENABLE_RANGES && status == 0 && r->req_method == M_GET &&
+	    r->req_range != NULL && (r->req_if_range == NULL ||
+	    (ENABLE_VALIDATORS && if_range_holds(r->req_if_range, e))))
+		switch (range_parse(r->req_range, e->fc_size, off, size)) {
+		case 1:
+			status = 206;
+			break;
+		case -1:
+			status = 416;
+			break;
+		}
+	return status;
+}
+
+/*
  * Serves a GET or HEAD for a static file.  Returns 0 when the connection
  * may go on, -1 when it must be closed.
  */
@@ -987,22 +1017,7 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 	e = lk.lk_e;
 	if (type == NULL)
 		type = e->fc_type;
-	size = e->fc_size;
-	off = 0;
-	/* without validators, an If-Range cannot hold: the whole file */
-	status = ENABLE_VALIDATORS ? preconditions(r, e, 1) :
-	    preconditions_untagged(r, 1);
-	if (ENABLE_RANGES && status == 0 && r->req_method == M_GET &&
-	    r->req_range != NULL && (r->req_if_range == NULL ||
-	    (ENABLE_VALIDATORS && if_range_holds(r->req_if_range, e))))
-		switch (range_parse(r->req_range, e->fc_size, &off, &size)) {
-		case 1:
-			status = 206;
-			break;
-		case -1:
-			status = 416;
-			break;
-		}
+	status = file_status(r, e, &off, &size);
 	if (status == 412 || status == 416) {
 		buf_init(&b, cr, sizeof(cr) - 1);
 		buf_lit(&b, "bytes */");
