@@ -460,6 +460,6 @@ upload_sweep(void)
 		return;		/* made by the first PUT */
 	if ((gone = sweep_dir(fd, 0)) > 0)
 		log_warn("removed %u temporary files of unfinished uploads "
-		    "below %s", gone, CONFIG_PUT_PATH);
+		    "below %s", gone, *CONFIG_PUT_PATH ? CONFIG_PUT_PATH : "/");
 	close(fd);
 }

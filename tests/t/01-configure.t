@@ -172,6 +172,28 @@ for my $c (@refused) {
 	like(slurp("$dir/config.h"), qr{^#define CONFIG_QUERY_HACK "/index"$}m,
 		'QUERY_HACK=index: names below the document root');
 }
+# upstream 2.8's container configuration (its setting lines, unchanged):
+# PUT_PATH=/ opens the whole document root
+{
+	my ($rc, $out, $err, $dir) = configure_with(<<'EOF');
+SERVER_PORT=8080
+SERVER_ROOT=/opt/mrhttpd
+BIN_DIR=/usr/local/bin
+PRIVATE_DIR=/private
+PUBLIC_DIR=/public
+PUT_PATH=/
+DEFAULT_INDEX=index.html
+AUTO_INDEX=2
+XSLT_HEADER='<?xml-stylesheet href=\"/html.xslt\" type=\"text/xsl\"?>'
+LOG_LEVEL=0
+DETACH=0
+EOF
+	is($rc, 0, 'upstream 2.8 container conf (PUT_PATH=/) accepted') or diag($err);
+	my $h = slurp("$dir/config.h") // '';
+	like($h, qr{^#define ENABLE_PUT 1$}m, 'PUT_PATH=/: uploads on');
+	like($h, qr{^#define CONFIG_PUT_PATH ""$}m,
+		'... below the root: the empty prefix');
+}
 # ... which may hold a space, %, ? or # (decoded from %20, %25, %3F, %23),
 # and PATH_PREFIX a % (as sent)
 {

@@ -1217,6 +1217,44 @@ my $aurl = 'http://127.0.0.1:' . $ta->port;
 	ok(!-e "$ia/exp.txt", '... nothing written');
 }
 
+# PUT_PATH=/ (upstream 2.8's container example): the whole document root
+# takes PUT and DELETE, the root itself excepted, and the sweep walks it
+{
+	my $tr = MrhttpdTest->new(conf => { PUT_PATH => '/' });
+	my $hr = $tr->htdocs;
+	$tr->write_file('index.html', "root index\n");
+	my $f = "$hr/sub/.mrhttpd-upload-0123456789abcdef-1";
+	make_path("$hr/sub");
+	spew($f, "partial\n");
+	utime($old, $old, $f);
+	$tr->run();
+	for (my $until = time + 10; ($tr->log // '') !~ /removed \d+ temporary/ &&
+	    time < $until; sleep 0.05) {}
+	ok(!-e $f, 'PUT_PATH=/: the start-up sweep walks the document root');
+	like($tr->log, qr{\[warn\] removed 1 temporary files of unfinished uploads below /$}m,
+		'... and says so');
+	is(req('PUT', '/new.txt', "new\n")->{status}, 201, 'PUT /new.txt: 201');
+	is(slurp("$hr/new.txt"), "new\n", '... stored in the document root');
+	is(req('PUT', '/a/b/c.txt', "deep\n")->{status}, 201,
+		'PUT /a/b/c.txt: 201, its directories made');
+	is(slurp("$hr/a/b/c.txt"), "deep\n", '... stored');
+	is(req('PUT', '/index.html', "replaced\n")->{status}, 204,
+		'PUT /index.html: 204, replaced');
+	is(req('GET', '/index.html')->{body}, "replaced\n", '... and served');
+	my $r = req('PUT', '/', "x\n");
+	is($r->{status}, 405, 'PUT /: 405, the root is no file');
+	is(req('DELETE', '/')->{status}, 405, 'DELETE /: 405, nor can it go');
+	ok(-e "$hr/new.txt", '... everything still there');
+	is(req('GET', '/.mrhttpd-upload-0123456789abcdef-2')->{status}, 404,
+		'a temporary name is not served');
+	is(req('PUT', '/.mrhttpd-upload-x', "x\n")->{status}, 403,
+		'... nor written');
+	is(req('DELETE', '/new.txt')->{status}, 204, 'DELETE /new.txt: 204');
+	ok(!-e "$hr/new.txt", '... gone');
+	is(req('DELETE', '/a')->{status}, 204, 'DELETE /a: 204, the tree');
+	ok(!-e "$hr/a", '... gone');
+}
+
 # PUT_PATH may hold a '%' (it is matched decoded: /up%25s%25n/ here).  The
 # sweep's log line names it as a string: pasted into the format, the
 # '%s%n' read and wrote through pointers never passed, and the server
