@@ -423,6 +423,21 @@ as_root(void)
 }
 
 /*
+ * A directory that did not open, by key and path; in the jail, where a
+ * host path (/jail/htdocs for /htdocs) is a path that is not there.
+ */
+static void __attribute__((noreturn))
+die_dir(const char *key, const char *path)
+{
+	const char *why = strerror(errno);
+
+	if (ENABLE_CHROOT)
+		die(key, path, ": ", why, " (a path inside SERVER_ROOT "
+		    CONFIG_SERVER_ROOT ")", NULL);
+	die(key, path, ": ", why, NULL);
+}
+
+/*
  * The jail, the directories served from inside it (opened once, every
  * file is opened relative to them), then the user.
  */
@@ -438,11 +453,10 @@ confine(const struct passwd *pw)
 	settings.set_public_fd = open(settings.set_public,
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (settings.set_public_fd == -1)
-		die("PUBLIC_DIR ", settings.set_public, ": ", strerror(errno),
-		    NULL);
+		die_dir("PUBLIC_DIR ", settings.set_public);
 	if (ENABLE_CGI && (settings.set_cgi_fd = open(CONFIG_CGI_DIR,
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		die("CGI_DIR " CONFIG_CGI_DIR ": ", strerror(errno), NULL);
+		die_dir("CGI_DIR ", CONFIG_CGI_DIR);
 	if (ENABLE_SETUID) {
 		if (!is_user(pw) && (setgroups(1, &pw->pw_gid) == -1 ||
 		    setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1))

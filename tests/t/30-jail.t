@@ -252,10 +252,10 @@ my $bin = $t->binary;
 		'port in use', '-p', $busy);
 }
 my $port = MrhttpdTest::_free_port('127.0.0.1');
-fails($bin, qr{^mrhttpd: PUBLIC_DIR /no-such-dir: No such file or directory$},
+fails($bin, qr{^mrhttpd: PUBLIC_DIR /no-such-dir: No such file or directory \(a path inside SERVER_ROOT \Q$jail\E\)$},
 	'PUBLIC_DIR missing', '-p', $port, '-r', '/no-such-dir');
 # Inside the jail, the host path of its htdocs does not exist either.
-fails($bin, qr{^mrhttpd: PUBLIC_DIR \Q$jail\E/htdocs: No such file or directory$},
+fails($bin, qr{^mrhttpd: PUBLIC_DIR \Q$jail\E/htdocs: No such file or directory \(a path inside SERVER_ROOT \Q$jail\E\)$},
 	'PUBLIC_DIR given as a host path', '-p', $port, '-r', "$jail/htdocs");
 {
 	my $tb = MrhttpdTest->new(conf => { %base, SYSTEM_USER => 'nobody',

@@ -138,7 +138,7 @@ like(slurp("$jail/log/access.log") // '', qr/\[info\] stopped$/m,
 # A start that fails after the fork (in the jail) still reports it.
 my $l3 = launch($port, '-r', '/no-such-dir');
 is($l3->{rc}, 1, 'DETACH=1, PUBLIC_DIR missing in the jail: the launcher exits 1');
-like($l3->{out}, qr{^mrhttpd: PUBLIC_DIR /no-such-dir: No such file or directory\n\z},
+like($l3->{out}, qr{^mrhttpd: PUBLIC_DIR /no-such-dir: No such file or directory \(a path inside SERVER_ROOT \Q$jail\E\)\n\z},
 	'DETACH=1, PUBLIC_DIR missing: one line on stderr');
 ok(!MrhttpdJail::connect_ok($port), 'nothing listens after the failed start');
 my $dead = read_pid();
