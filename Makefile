@@ -291,7 +291,8 @@ run: $(RUN_DIR)/run.conf
 # --- tests -----------------------------------------------------------------------
 # make check runs these, two at a time (CHECK_LANES), then fails if any failed:
 #   check-native    the suite (unit and integration) as built
-#   check-minimal   the suite again with RANGES=0 VALIDATORS=0 under every test
+#   check-minimal   the suite again with RANGES=0 VALIDATORS=0 under every test,
+#                   built with musl, static
 #   check-sanitize  the suite again under -fsanitize=address,undefined
 #   check-fuzz      every libFuzzer harness of tests/fuzz/ for 10 s
 #   matrix          every feature switch off and on, -Werror
@@ -365,10 +366,14 @@ check-native: $(CHECK_DEPS) $(if $(CHECK_DEPS),$(if $(OTHER_TOOLCHAIN),,all))
 	$(call step,$(CHECK_ENV) $(PROVE) tests/t/)
 
 # the suite again on the minimal base: every switch of MINIMAL_CONF off
-# under each test's own keys; what such a build lacks skips through has()
+# under each test's own keys (what such a build lacks skips through
+# has()), and built with musl, static, as firmware ships it
+# (MINIMAL_TOOLCHAIN; the other steps link glibc, the cross ones static).
+# musl-tools is among the packages check-deps installs
 MINIMAL_CONF = RANGES=0 VALIDATORS=0
+MINIMAL_TOOLCHAIN = CC=musl-gcc LDFLAGS=-static
 check-minimal: $(CHECK_DEPS)
-	$(call step,MRHTTPD_TEST_CONF="$(MINIMAL_CONF)" $(PROVE) tests/t/)
+	$(call step,$(MINIMAL_TOOLCHAIN) MRHTTPD_TEST_CONF="$(MINIMAL_CONF)" $(PROVE) tests/t/)
 
 check-sanitize: $(CHECK_DEPS)
 	$(call step,MRHTTPD_SANITIZE=1 $(PROVE) tests/t/)
