@@ -16,6 +16,7 @@
 #include "response.h"
 #include "cgi.h"
 #include "dirlist.h"
+#include "log.h"
 
 /* file_serve's fields: its ETag, type, dates and ranges */
 enum { FIELDS_SIZE = 512 };
@@ -26,6 +27,7 @@ enum {
 	EXT_CACHE = 16,		/* answers kept, for any thread */
 };
 static int ext_running;		/* atomic */
+static int ext_failed;		/* atomic: EXT_FILE_CMD would not start, told */
 
 /*
  * EXT_FILE_CMD's answers, shared by all threads (a connection's next
@@ -142,8 +144,14 @@ ext_file_type(const char *rel, char *out, size_t outsz)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
 	spawn_attr_init(&at, 0);
-	if (posix_spawn(&pid, CONFIG_EXT_FILE_CMD, &fa, &at, argv, envp) != 0)
+	if ((errno = posix_spawn(&pid, CONFIG_EXT_FILE_CMD, &fa, &at, argv,
+	    envp)) != 0) {
+		/* once: in a jail it must be there with its libraries */
+		if (!__atomic_exchange_n(&ext_failed, 1, __ATOMIC_RELAXED))
+			log_warn("EXT_FILE_CMD %s: %s", CONFIG_EXT_FILE_CMD,
+			    strerror(errno));
 		pid = -1;
+	}
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(pfd[1]);

@@ -56,6 +56,9 @@ my @refused = (
 	['AUTH_FILE a directory', "${ok}AUTH_FILE=/etc/\n", 'AUTH_FILE'],
 	['TLS_KEY a directory', "${ok}TLS=1\nTLS_CERT=/c.pem\nTLS_KEY=/k/\n", 'TLS_KEY'],
 	['unknown key (typo)', "${ok}LOG_LEVLE=2\n", 'LOG_LEVLE'],
+	# one program, called with -b --mime-type: no arguments of its own
+	['EXT_FILE_CMD with arguments', "${ok}EXT_FILE_CMD='/usr/bin/file -L'\n",
+		'EXT_FILE_CMD'],
 	['CGI_PATH without CGI_DIR', "${ok}CGI_PATH=/cgi-bin\n", 'CGI_DIR'],
 	['CGI_DIR without CGI_PATH', "${ok}CGI_DIR=/srv/cgi\n", 'CGI_PATH'],
 	['relative CGI_DIR', "${ok}CGI_PATH=/cgi-bin\nCGI_DIR=cgi\n", 'CGI_DIR'],

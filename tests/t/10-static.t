@@ -198,6 +198,25 @@ SKIP: {
 		'EXT_FILE_CMD: known suffix still comes from the table');
 }
 
+# EXT_FILE_CMD that cannot be started (not there, or not in the jail):
+# application/octet-stream, and the log says why, once
+{
+	my $t4 = MrhttpdTest->new(conf => { EXT_FILE_CMD => '/no-such/file' });
+	$t4->allow_log(qr/\[warn\] EXT_FILE_CMD/);
+	$t4->write_file('a.qqq', "words\n");
+	$t4->write_file('b.qqq', "more words\n");
+	$t4->run();
+	for my $p ('/a.qqq', '/b.qqq') {
+		my ($r) = parse_responses(http_get($p));
+		is($r->{headers}{'content-type'} // '', 'application/octet-stream',
+			"EXT_FILE_CMD not there: $p is application/octet-stream");
+	}
+	my @w = $t4->log =~ /^.*\[warn\] EXT_FILE_CMD.*$/mg;
+	is(scalar @w, 1, '... and the log says so once') or diag($t4->log);
+	like($w[0] // '', qr{EXT_FILE_CMD /no-such/file: No such file or directory},
+		'... naming the program and why');
+}
+
 $t->done_testing();
 
 # Deterministic, incompressible test data of the given size.
