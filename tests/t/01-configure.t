@@ -56,6 +56,15 @@ my @refused = (
 	['AUTH_FILE a directory', "${ok}AUTH_FILE=/etc/\n", 'AUTH_FILE'],
 	['TLS_KEY a directory', "${ok}TLS=1\nTLS_CERT=/c.pem\nTLS_KEY=/k/\n", 'TLS_KEY'],
 	['unknown key (typo)', "${ok}LOG_LEVLE=2\n", 'LOG_LEVLE'],
+	# saved with a UTF-8 byte order mark: invisible, and the first key
+	# would be unreadable
+	['a UTF-8 byte order mark', "\xEF\xBB\xBF${ok}", 'byte order mark'],
+	# a request's value comes without the spaces around it
+	['AUTH_HEADER ending in a space', "${ok}AUTH_HEADER='Basic dGVzdDp0ZXN0 '\n",
+		'AUTH_HEADER'],
+	# bash (/bin/sh on some systems) expands the braces after export,
+	# dash and BusyBox do not: the value would depend on the shell
+	['braces after export', "${ok}export PRAGMA={no-cache,private}\n", 'PRAGMA'],
 	# one program, called with -b --mime-type: no arguments of its own
 	['EXT_FILE_CMD with arguments', "${ok}EXT_FILE_CMD='/usr/bin/file -L'\n",
 		'EXT_FILE_CMD'],
@@ -174,6 +183,13 @@ for my $c (@refused) {
 	is($rc, 0, 'QUERY_HACK=index (upstream\'s example) accepted') or diag($err);
 	like(slurp("$dir/config.h"), qr{^#define CONFIG_QUERY_HACK "/index"$}m,
 		'QUERY_HACK=index: names below the document root');
+}
+# leading zeros are no digits too many
+{
+	my ($rc, $out, $err, $dir) = configure_with("${ok}SERVER_PORT=0000000080\n");
+	is($rc, 0, 'SERVER_PORT=0000000080 accepted') or diag($err);
+	like(slurp("$dir/config.h") // '', qr{^#define CONFIG_SERVER_PORT 80$}m,
+		'... as port 80');
 }
 # upstream 2.8's container configuration (its setting lines, unchanged):
 # PUT_PATH=/ opens the whole document root
