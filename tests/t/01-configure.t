@@ -184,6 +184,17 @@ for my $c (@refused) {
 	like(slurp("$dir/config.h"), qr{^#define CONFIG_QUERY_HACK "/index"$}m,
 		'QUERY_HACK=index: names below the document root');
 }
+# a directory's trailing slashes go: they would double in the paths made
+# from it (SCRIPT_FILENAME, SERVER_ROOT before LOG_FILE)
+{
+	my ($rc, $out, $err, $dir) = configure_with("PUBLIC_DIR=/srv/www/\n"
+		. "CGI_PATH=/cgi-bin\nCGI_DIR=/srv/cgi//\nSERVER_ROOT=/jail/\n");
+	is($rc, 0, 'directories with trailing slashes accepted') or diag($err);
+	my $h = slurp("$dir/config.h") // '';
+	like($h, qr{^#define CONFIG_CGI_DIR "/srv/cgi"$}m, '... CGI_DIR without them');
+	like($h, qr{^#define CONFIG_SERVER_ROOT "/jail"$}m, '... SERVER_ROOT too');
+	like($h, qr{^#define CONFIG_PUBLIC_DIR "/srv/www"$}m, '... PUBLIC_DIR too');
+}
 # leading zeros are no digits too many
 {
 	my ($rc, $out, $err, $dir) = configure_with("${ok}SERVER_PORT=0000000080\n");
