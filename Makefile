@@ -195,7 +195,11 @@ HEADERS = src/mrhttpd.h src/transport.h src/protocol.h src/log.h src/dirlist.h s
 
 all: $(BUILD)/mrhttpd
 
-$(BUILD)/config.h $(BUILD)/config.mk: $(CONF) configure
+# One run of configure writes both: a pattern rule with two targets is
+# one recipe for the pair (explicit ones would run configure once for
+# each, and print a refusal twice).  The stem is the dot, so that it
+# matches these two files and no header of src/
+$(BUILD)/config%h $(BUILD)/config%mk: $(CONF) configure
 	$(Q_GEN)./configure -o $(BUILD) $(CONF) >/dev/null
 
 # Times alone miss another CONF older than the last build's, and a copy
