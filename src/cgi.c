@@ -74,6 +74,7 @@ struct cgi {
 	 * for cgi_cut (the pump changes none while it waits) */
 	long long	 g_wsince, g_wstart, g_wn;
 	int		 g_cut;		/* its wait was cut (cgi_cut) */
+	int		 g_wout;	/* listed for its output, not its body */
 	const unsigned char *g_peer;	/* its client's address (peer.c) */
 };
 
@@ -95,7 +96,11 @@ static struct cgi *cgi_list;
  * addresses cannot hold every place until CGI_TIMEOUT, while an upload
  * that flows is never cut.  A waiter cuts only a program of an address
  * that holds as many places as its own, or more, and no more cuts are
- * under way than there are waiters.  All under cgi_wait_lock, which is
+ * under way than there are waiters.  It may also cut a program whose
+ * output waits for its client to take it, whatever the pace, of an
+ * address that holds two places more than its own: replies read at a
+ * modest pace must not keep one address's every place from the others.
+ * It looks again each CGI_CUT_EVERY_MS of its wait.  All under cgi_wait_lock, which is
  * taken before an HTTP/2 connection's h_lock and peer.c's, never after.
  */
 struct place_wait {
@@ -115,6 +120,8 @@ enum {
 	CGI_PLACE_WAIT_MS = 2000,	/* for a place, at most */
 	CGI_CUT_AGE_MS = 1000,		/* a program this old, at least, */
 	CGI_CUT_RATE = 1024,		/* whose body came slower (bytes/s) */
+	CGI_OUT_STALL_MS = 100,		/* output not taken for this long */
+	CGI_CUT_EVERY_MS = 100,		/* a waiter looks for a cut */
 };
 
 /*
@@ -969,7 +976,8 @@ cgi_unlist(struct cgi *g)
 	g->g_wprevp = NULL;
 }
 
-/* g's pump begins (on) or ends a wait for its body: listed in cgi_waits,
+/* g's pump begins (on 1) or ends (0) a wait for its body, or its
+ * stream a wait for its client to take output (2): listed in cgi_waits,
  * or taken out.  Returns whether the wait was cut. */
 static int
 cgi_waiting(struct cgi *g, int on)
@@ -979,7 +987,8 @@ cgi_waiting(struct cgi *g, int on)
 	pthread_mutex_lock(&cgi_wait_lock);
 	cgi_unlist(g);
 	if (on && !g->g_cut) {
-		g->g_wsince = g->g_body_at;
+		g->g_wout = on == 2;
+		g->g_wsince = on == 2 ? now_ms() : g->g_body_at;
 		g->g_wstart = g->g_start;
 		g->g_wn = g->g_body_n;
 		g->g_wnext = NULL;
@@ -992,10 +1001,29 @@ cgi_waiting(struct cgi *g, int on)
 	return cut;
 }
 
-/* Every CGI_MAX place is taken, and a request from peer waits: cuts the
- * wait for a slow body that moved longest ago, whose pump then stops its
- * program with 408 (the socket shut down, or the stream's pipe poked)
- * and gives its place back (cgi_release). */
+/* May a waiter whose address holds mine places cut g's wait?  A slow
+ * body's, when g's address holds as many or more; a wait for the client
+ * to take output, whatever its pace, when g's address holds two more: a
+ * client that reads at a modest pace must not keep every place of its
+ * address's programs from others until CGI_TIMEOUT. */
+static int
+cgi_cuttable(const struct cgi *g, long long now, int mine)
+{
+	if (now - g->g_wstart < CGI_CUT_AGE_MS)
+		return 0;
+	if (g->g_wout)
+		return now - g->g_wsince >= CGI_OUT_STALL_MS &&
+		    peer_cgi(g->g_peer, 0) >= mine + 2;
+	return g->g_wn * 1000 < CGI_CUT_RATE * (now - g->g_wstart) &&
+	    peer_cgi(g->g_peer, 0) >= mine;
+}
+
+/* Every CGI_MAX place is taken, and a request from peer waits: cuts, of
+ * the waits it may (cgi_cuttable), the one that moved longest ago.  Its
+ * program is then stopped, with 408 for a body (the socket shut down,
+ * or the stream's pipe poked), by closing the connection for output
+ * (an HTTP/2 stream's wait cut), and its place given back
+ * (cgi_release). */
 static void
 cgi_cut(const unsigned char *peer)
 {
@@ -1004,17 +1032,17 @@ cgi_cut(const unsigned char *peer)
 	int mine = peer_cgi(peer, 0);
 
 	for (g = cgi_waits; g != NULL && cgi_cuts < cgi_queued; g = g->g_wnext)
-		if (now - g->g_wstart >= CGI_CUT_AGE_MS &&
-		    g->g_wn * 1000 < CGI_CUT_RATE * (now - g->g_wstart) &&
-		    (old == NULL || g->g_wsince < old->g_wsince) &&
-		    peer_cgi(g->g_peer, 0) >= mine)
+		if ((old == NULL || g->g_wsince < old->g_wsince) &&
+		    cgi_cuttable(g, now, mine))
 			old = g;
 	if ((g = old) == NULL)
 		return;
 	cgi_unlist(g);
 	g->g_cut = 1;
 	cgi_cuts++;
-	if (ENABLE_HTTP2 && g->g_conn->c_hup != -1)
+	if (ENABLE_HTTP2 && g->g_conn->c_hup != -1 && g->g_wout)
+		h2_stream_cut(g->g_conn);
+	else if (ENABLE_HTTP2 && g->g_conn->c_hup != -1)
 		h2_stream_poke(g->g_conn);
 	else
 		(void)shutdown(g->g_conn->c_fd, SHUT_RDWR);
@@ -1036,6 +1064,7 @@ cgi_place(const unsigned char *peer)
 {
 	struct place_wait q = { .q_peer = peer }, **pp;
 	struct timespec t;
+	int i;
 
 	pthread_mutex_lock(&cgi_wait_lock);
 	if (cgi_running < CONFIG_CGI_MAX) {
@@ -1051,11 +1080,16 @@ cgi_place(const unsigned char *peer)
 	q.q_next = cgi_queue;
 	cgi_queue = &q;
 	cgi_queued++;
-	cgi_cut(peer);
-	abstime(&t, CGI_PLACE_WAIT_MS);
-	while (!q.q_handed && pthread_cond_timedwait(&cgi_place_cond,
-	    &cgi_wait_lock, &t) != ETIMEDOUT)
-		continue;
+	/* a cut again each CGI_CUT_EVERY_MS: a wait for output comes and
+	 * goes with each piece its client takes */
+	for (i = 0; !q.q_handed && i < CGI_PLACE_WAIT_MS / CGI_CUT_EVERY_MS;
+	    i++) {
+		cgi_cut(peer);
+		abstime(&t, CGI_CUT_EVERY_MS);
+		while (!q.q_handed && pthread_cond_timedwait(&cgi_place_cond,
+		    &cgi_wait_lock, &t) != ETIMEDOUT)
+			continue;
+	}
 	if (!q.q_handed) {
 		for (pp = &cgi_queue; *pp != &q; pp = &(*pp)->q_next)
 			continue;
@@ -1233,6 +1267,22 @@ cgi_gather(struct cgi *g, size_t n)
 	return (ssize_t)i;
 }
 
+/* Hands a piece of output to the client, listed meanwhile (CGI_MAX) as
+ * a wait that a program of another address may cut (cgi_cut).  0, or
+ * -1 when the client is gone or the wait was cut. */
+static int
+cgi_put(struct cgi *g, struct stream *st, const char *p, size_t n)
+{
+	int r;
+
+	if (CONFIG_CGI_MAX > 0)
+		(void)cgi_waiting(g, 2);
+	r = stream_put(st, p, n);
+	if (CONFIG_CGI_MAX > 0 && cgi_waiting(g, 0))
+		r = -1;
+	return r == -1 ? cgi_stop(g, -1) : 0;
+}
+
 /* The response's body: what came with the header block, then the rest
  * of its stdout, as it comes. */
 static int
@@ -1241,11 +1291,11 @@ cgi_stream(void *arg, struct stream *st)
 	struct cgi *g = arg;
 	ssize_t n;
 
-	if (stream_put(st, g->g_pend, g->g_pendlen) == -1)
-		return cgi_stop(g, -1);
+	if (cgi_put(g, st, g->g_pend, g->g_pendlen) == -1)
+		return -1;
 	while ((n = cgi_pump(g)) > 0)
-		if (stream_put(st, g->g_io, (size_t)n) == -1)
-			return cgi_stop(g, -1);
+		if (cgi_put(g, st, g->g_io, (size_t)n) == -1)
+			return -1;
 	return (int)n;
 }
 

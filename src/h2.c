@@ -1500,6 +1500,24 @@ h2_stream_poke(struct conn *c)
 	pthread_mutex_unlock(&s->s_h2->h_lock);
 }
 
+void
+h2_stream_cut(struct conn *c)
+{
+	struct h2s *s = stream_of(c);
+
+	pthread_mutex_lock(&s->s_h2->h_lock);
+	pthread_mutex_lock(&waits_lock);
+	h2s_unlist(s);
+	if (!s->s_cut) {
+		s->s_cut = 1;
+		pthread_cond_signal(&s->s_cond);
+		/* as h2_cut's: its thread's end counts it back */
+		__atomic_add_fetch(&cutting, 1, __ATOMIC_ACQ_REL);
+	}
+	pthread_mutex_unlock(&waits_lock);
+	pthread_mutex_unlock(&s->s_h2->h_lock);
+}
+
 int
 h2_stream_wait(struct conn *c, int on)
 {

@@ -33,6 +33,9 @@ void	 h2_close(struct conn *);
 int	 h2_stream_wait(struct conn *, int);
 /* Wakes such a thread from its poll (cgi.c cut its wait). */
 void	 h2_stream_poke(struct conn *);
+/* Cuts a stream thread's wait for its client to take the reply, as
+ * h2_cut does (cgi.c, for a place of CGI_MAX). */
+void	 h2_stream_cut(struct conn *);
 /* The address (peer.c) of such a stream's client. */
 const unsigned char *h2_stream_peer(struct conn *);
 #else
@@ -44,6 +47,7 @@ static inline int h2_upgrade(struct conn *c, struct request *r, size_t n)
 static inline void h2_close(struct conn *c) { (void)c; }
 static inline int h2_stream_wait(struct conn *c, int on) { (void)c; (void)on; return 0; }
 static inline void h2_stream_poke(struct conn *c) { (void)c; }
+static inline void h2_stream_cut(struct conn *c) { (void)c; }
 static inline const unsigned char *h2_stream_peer(struct conn *c) { (void)c; return NULL; }
 #endif
 

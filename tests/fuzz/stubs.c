@@ -29,6 +29,8 @@ WEAK int h2_stream_wait(struct conn *c, int on)
     { (void)c; (void)on; UNREACHED(); }
 void h2_stream_poke(struct conn *);	/* the same */
 WEAK void h2_stream_poke(struct conn *c) { (void)c; UNREACHED(); }
+void h2_stream_cut(struct conn *);	/* the same */
+WEAK void h2_stream_cut(struct conn *c) { (void)c; UNREACHED(); }
 const unsigned char *h2_stream_peer(struct conn *);	/* the same */
 WEAK const unsigned char *h2_stream_peer(struct conn *c)
     { (void)c; UNREACHED(); }

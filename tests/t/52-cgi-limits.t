@@ -41,6 +41,8 @@ prog('loop.sh', "printf 'Content-Type: text/plain\\n\\n'\n"
 prog('wait-body.sh', "cat > /dev/null\nprintf 'Content-Type: text/plain\\n\\nread it all\\n'\n");
 prog('count.sh', "n=\$(wc -c)\nprintf 'Content-Type: text/plain\\n\\nread %s bytes\\n' \$n\n");
 prog('slow.sh', "sleep 1.5\nprintf 'Content-Type: text/plain\\n\\nslow done\\n'\n");
+prog('flood-out.sh', "printf 'Content-Type: text/plain\\n\\n'\nl=\$(printf '%01000d' 0)\n"
+	. "while :; do echo \$l || exit; done\n");
 # for the server's stop: one that dies of SIGTERM, one that ignores it
 script("$bin/stop-plain.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\n'\nexec sleep 41\n");
 script("$bin/stop-stubborn.sh", "#!/bin/sh\ntrap '' TERM INT HUP PIPE\n"
@@ -422,6 +424,53 @@ ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 	ok(($r->{status} // 0) == 200 && ($r->{body} // '') =~ /read 40960 bytes/,
 		'... and the upload is not cut: 200, every byte read');
 	close $_ for $busy, $up;
+}
+ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
+
+# --- CGI_MAX=2: replies read at a modest pace hold not every place ----------------
+# One address runs both programs, whose endless output its two clients
+# take at about 20 KB/s, steadily, so that no send times out: another
+# address waited its 2 s and got 503 until CGI_TIMEOUT.  Now an address
+# that holds two places more than the waiter's gives one up: the program
+# whose output has waited longest is stopped and its connection closed.
+{
+	sleep 0.2;
+	my @r = map {
+		my $s = IO::Socket::INET->new(Proto => 'tcp') or die "socket: $!";
+		setsockopt($s, SOL_SOCKET, SO_RCVBUF, pack('i', 4096)) or die "SO_RCVBUF: $!";
+		$s->connect(pack_sockaddr_in($tm->port, inet_aton('127.0.0.1')))
+			or die "connect: $!";
+		http_send($s, "GET /cgi-bin/flood-out.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+		$s->blocking(0);
+		$s } 1 .. 2;
+	my %eof;
+	# 2 KiB from each every 100 ms
+	my $take = sub {
+		for my $s (@r) {
+			next if $eof{$s};
+			my $n = sysread($s, my $b, 2048);
+			$eof{$s} = 1 if (defined $n && $n == 0) || (!defined $n && !$!{EAGAIN});
+		}
+		sleep 0.1;
+	};
+	ok(wait_for(sub { my @p = grep { $_->[2] =~ /flood-out/ } children($tm->pid);
+		@p >= 2 }, 3 * $slow), 'CGI_MAX=2: both places held by replies read slowly');
+	$take->() for 1 .. 12;	# a program a second old may be cut
+	my $v = connect_from('127.0.0.2', '127.0.0.1', $tm->port) or die "connect: $!";
+	http_send($v, "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	$v->blocking(0);
+	my ($resp, $t0) = ('', time);
+	while (time < $t0 + 5 * $slow) {
+		$take->();
+		my $n = sysread($v, my $b, 4096);
+		last if defined $n && $n == 0;
+		$resp .= $b if $n;
+	}
+	like($resp, qr{\AHTTP/1\.1 200 }, sprintf('... another address is served (%.1f s)',
+		time - $t0)) or diag($resp);
+	$take->() for 1 .. 30 * $slow;	# the cut one's queued bytes, then its end
+	is(scalar(grep { $eof{$_} } @r), 1, '... and one of them was cut, the other goes on');
+	close $_ for @r, $v;
 }
 ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 

@@ -42,6 +42,13 @@ script("$dir/cgi-bin/fast.sh", <<'EOF');
 #!/bin/sh
 printf 'Content-Type: text/plain\n\nfast\n'
 EOF
+# flood.sh: output without end, for a client that does not take it
+script("$dir/cgi-bin/flood.sh", <<'EOF');
+#!/bin/sh
+printf 'Content-Type: text/plain\n\n'
+l=$(printf '%01000d' 0)
+while :; do echo $l || exit; done
+EOF
 
 my $t = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
 	CGI_DIR => "$dir/cgi-bin", MAX_CONNECTIONS => 16,
@@ -371,6 +378,27 @@ $t->stop();
 		($_->{type} == H2_RST || $_->{type} == H2_HEADERS) } @$f } @b;
 	ok($cut[0] >= 1 && $cut[1] == 0, "... for it, the first stream's wait was cut (@cut)");
 	close $_ for $c, @b;
+
+	# both places held by programs whose output their client does not
+	# take (two streams of one address, their window spent and never
+	# given back): the newcomer waited its 2 s and got 503, until
+	# HTTP2_IDLE_TIMEOUT.  Now an address that holds two places more
+	# than the newcomer's gives one up, as over HTTP/1 (52-cgi-limits)
+	ok(wait_for(sub { !children($t3->pid) }, 5), 'no program left');
+	my $h = open_from('127.0.0.32');
+	http_send($h, get('/cgi-bin/flood.sh', 2));
+	ok(wait_for(sub { (grep { $_->[2] =~ /flood\.sh/ } children($t3->pid)) >= 2 },
+		5), 'CGI_MAX=2: two programs write to streams whose window is spent');
+	sleep 1.2;
+	$c = open_from('127.0.0.33');
+	http_send($c, get('/cgi-bin/fast.sh', 1));
+	my $t0 = time;
+	($body) = answers($c, 1, 5);
+	is($body, "fast\n", sprintf('... a third program runs (%.1f s)', time - $t0));
+	my ($f) = h2_read($h, 0.5);
+	my @rst = grep { $_->{type} == H2_RST } @$f;
+	is(scalar @rst, 1, '... and one of the two streams was reset');
+	close $_ for $c, $h;
 	ok($t3->alive, 'the server is still up');
 	$t3->done_testing();
 }
