@@ -59,6 +59,9 @@ enum {
 	 * them, outside the connection's window (h2s_buffer): eight first
 	 * windows */
 	H2_WAITING = 8 * H2_FIRST,
+	/* streams refused as they waited that count as one control frame
+	 * (h2_sent): a client may send them again, and does */
+	H2_REFUSALS = 16,
 	H2_NV = MAX_HEADERS + 8,
 	H2_THREADS = 8,		/* streams on threads at once, a connection */
 	H2_RETRY_MS = 100,	/* a stream waits for its address's share */
@@ -161,6 +164,7 @@ struct h2 {
 	long long	 h_progress;	/* when h_moved was seen to move */
 	int		 h_ctrl;	/* control frames left this second */
 	long long	 h_ctrl_at;
+	unsigned	 h_refused;	/* streams refused as they waited */
 	int		 h_fail;	/* a write failed */
 	int		 h_ran;		/* streams run on the turn (REQ_BUDGET) */
 	int		 h_goaway;	/* the last GOAWAY is queued */
@@ -1717,7 +1721,10 @@ h2_frame(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
  * field, DATA past the content-length, a stream past the concurrency
  * limit: any code but the INTERNAL_ERROR of our own) is a reset the client
  * made us send ("MadeYouReset", CVE-2025-8671): counted as one it sent
- * itself, or the rapid-reset bound would not hold.
+ * itself, or the rapid-reset bound would not hold.  A stream refused as
+ * it waited counts as one in H2_REFUSALS: a client that sends it again,
+ * as it may, is no flood, but one that opens streams only to have them
+ * refused (a byte of body each, over 300,000 a second) is.
  */
 static int
 h2_sent(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
@@ -1730,7 +1737,8 @@ h2_sent(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 	/* a stream refused as it waited (h2s_buffer) never ran, and cost
 	 * its client the body it sent: one it may send again at once */
 	s = nghttp2_session_get_stream_user_data(ses, f->hd.stream_id);
-	if (s == NULL || !s->s_refused)
+	if (s == NULL || !s->s_refused ||
+	    ++((struct h2 *)arg)->h_refused % H2_REFUSALS == 0)
 		(void)h2_control(arg);
 	return 0;
 }

@@ -67,6 +67,18 @@ sub post {
 		defined $len ? ('content-length' => $len) : ()));
 }
 sub data { my ($id, $n, $end) = @_; return h2_frame(H2_DATA, $end ? 1 : 0, $id, 'x' x $n) }
+# next_frame(\$buf): the first whole frame of what was read, taken out of
+# it, as (type, flags, stream, payload); () until one is whole
+sub next_frame {
+	my ($buf) = @_;
+	return () if length $$buf < 9;
+	my ($hi, $lo, $type, $flags, $id) = unpack('CnCCN', $$buf);
+	my $l = $hi << 16 | $lo;
+	return () if length $$buf < 9 + $l;
+	my $p = substr($$buf, 9, $l);
+	substr($$buf, 0, 9 + $l) = '';
+	return ($type, $flags, $id & 0x7fffffff, $p);
+}
 sub body_of {
 	my ($f, $id) = @_;
 	return join '', map { $_->{payload} }
@@ -181,12 +193,7 @@ sub upload {
 		}
 		next unless $sel->can_read(0.2);
 		sysread($c, $buf, 65536, length $buf) or $closed = 1;
-		while (length $buf >= 9) {
-			my ($hi, $lo, $type, $flags, $id) = unpack('CnCCN', $buf);
-			my $l = $hi << 16 | $lo;
-			last if length $buf < 9 + $l;
-			my $p = substr($buf, 9, $l);
-			substr($buf, 0, 9 + $l) = '';
+		while (my ($type, $flags, $id, $p) = next_frame(\$buf)) {
 			if ($type == H2_SETTINGS && !($flags & 1)) {
 				# as a client must: a new first window moves every
 				# stream's by the difference, then the ACK
@@ -504,6 +511,57 @@ SKIP: {
 	note(sprintf('server CPU: %d ms', 10 * ($cpu->() - $cpu0)));
 	close $c;
 	$t->allow_log(qr/control frame flood/);
+}
+
+# --- streams opened only to be refused are a flood too ------------------------
+# Eight streams run programs and eight uploads wait for threads, their
+# first windows full; a stream past that, with a byte of body, is refused
+# (REFUSED_STREAM), which a client may send again.  Such refusals did not
+# count at all: one connection had 344,480 refused in 5 s and was never
+# closed.  Now 16 count as one control frame (HTTP2_MAX_CONTROL, 100 a
+# second): the forty uploads above, sent again when refused, stay far
+# below that; a client that does nothing else is soon past it.
+{
+	my $floods = () = $t->log =~ /control frame flood/g;
+	my $c = h2_open($port);
+	http_send($c, join '', map { h2_headers(2 * $_ + 1, '/cgi-bin/sleep.sh') } 0 .. 7);
+	ok(wait_for(sub { (grep { $_->[2] =~ /sleep\.sh/ } children($t->pid)) >= 8 }, 5),
+		'eight programs run on one connection');
+	http_send($c, join '', map { my $id = 2 * $_ + 1;
+		post($id, '/cgi-bin/wc.sh', 100000) . data($id, 16384) } 8 .. 15);
+	my ($buf, $id, $refused, $goaway, $closed) = ('', 33, 0);
+	my $sel = IO::Select->new($c);
+	my $t0 = time;
+	while (!defined $goaway && !$closed && time < $t0 + 8) {
+		# twenty at a time, each batch answered before the next, so
+		# that no stream past the concurrency limit is refused for that
+		my $want = $refused + 20;
+		http_send($c, join '', map { post($id + 2 * $_, '/cgi-bin/wc.sh', 100000)
+			. data($id + 2 * $_, 1) } 0 .. 19) or $closed = 1;
+		$id += 40;
+		my $until = time + 2;
+		while ($refused < $want && !defined $goaway && !$closed && time < $until) {
+			$sel->can_read(0.2) or next;
+			sysread($c, $buf, 65536, length $buf) or $closed = 1;
+			while (my ($type, $flags, $sid, $p) = next_frame(\$buf)) {
+				$refused++ if $type == H2_RST && unpack('N', $p) == 7;
+				$goaway = unpack('x4N', $p) if $type == H2_GOAWAY;
+			}
+		}
+	}
+	my $rate = $refused / ((time - $t0) || 1);
+	SKIP: {
+		skip(sprintf('%d refusals a second here, below the 1,600 allowed', $rate), 2)
+			if !defined $goaway && $rate < 1600;
+		is($goaway, 11, sprintf('streams refused over and over: GOAWAY '
+			. 'ENHANCE_YOUR_CALM after %d refusals (%.2f s)', $refused, time - $t0));
+		ok(wait_for(sub { (() = $t->log =~ /control frame flood/g) > $floods }, 2),
+			'... and logged');
+	}
+	close $c;
+	$t->allow_log(qr/control frame flood/);
+	ok(wait_for(sub { !grep { $_->[2] =~ /sleep\.sh/ } children($t->pid) }, 5),
+		'... its programs ended');
 }
 
 # --- an HTTP/1.1 body of 2^62 bytes that ends at 3 is cut off, not complete ----
