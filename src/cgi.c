@@ -73,7 +73,7 @@ struct cgi {
 	/* g_body_at, g_start and g_body_n as they were when it was listed,
 	 * for cgi_cut (the pump changes none while it waits) */
 	long long	 g_wsince, g_wstart, g_wn;
-	int		 g_cut;		/* its wait was cut (cgi_cut) */
+	int		 g_cut;		/* its wait was cut (cgi_cut): 1, 2 output */
 	int		 g_wout;	/* listed for its output, not its body */
 	const unsigned char *g_peer;	/* its client's address (peer.c) */
 };
@@ -112,6 +112,7 @@ static pthread_mutex_t cgi_wait_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_waits, **cgi_wtail = &cgi_waits;
 static struct place_wait *cgi_queue;	/* newest first */
 static int cgi_queued, cgi_cuts;	/* waiters; cut, their place not back */
+static int cgi_outcuts;		/* of those, cut as their output waited */
 static pthread_cond_t cgi_place_cond;	/* a place was handed over */
 static int cgi_cond_made;
 static void cgi_release(const unsigned char *, int, int);
@@ -1003,27 +1004,30 @@ cgi_waiting(struct cgi *g, int on)
 
 /* May a waiter whose address holds mine places cut g's wait?  A slow
  * body's, when g's address holds as many or more; a wait for the client
- * to take output, whatever its pace, when g's address holds two more: a
- * client that reads at a modest pace must not keep every place of its
- * address's programs from others until CGI_TIMEOUT. */
+ * to take a piece of output, stalled CGI_OUT_STALL_MS, when g's address
+ * holds two more: a client that reads at a modest pace must not keep
+ * every place of its address's programs from others until CGI_TIMEOUT.
+ * One such cut at a time: the places are counted again once it is done,
+ * so that waiters that came together cut one, not one each. */
 static int
 cgi_cuttable(const struct cgi *g, long long now, int mine)
 {
 	if (now - g->g_wstart < CGI_CUT_AGE_MS)
 		return 0;
 	if (g->g_wout)
-		return now - g->g_wsince >= CGI_OUT_STALL_MS &&
+		return cgi_outcuts == 0 &&
+		    now - g->g_wsince >= CGI_OUT_STALL_MS &&
 		    peer_cgi(g->g_peer, 0) >= mine + 2;
 	return g->g_wn * 1000 < CGI_CUT_RATE * (now - g->g_wstart) &&
 	    peer_cgi(g->g_peer, 0) >= mine;
 }
 
 /* Every CGI_MAX place is taken, and a request from peer waits: cuts, of
- * the waits it may (cgi_cuttable), the one that moved longest ago.  Its
- * program is then stopped, with 408 for a body (the socket shut down,
- * or the stream's pipe poked), by closing the connection for output
- * (an HTTP/2 stream's wait cut), and its place given back
- * (cgi_release). */
+ * the waits it may (cgi_cuttable), the one that moved longest ago, and
+ * its program is stopped: for a body with 408 (the socket shut down, or
+ * the stream's pipe poked), for output with the reply cut short (the
+ * socket shut down, or the stream reset: h2_stream_cut).  Its place is
+ * given back as any other (cgi_release). */
 static void
 cgi_cut(const unsigned char *peer)
 {
@@ -1038,8 +1042,9 @@ cgi_cut(const unsigned char *peer)
 	if ((g = old) == NULL)
 		return;
 	cgi_unlist(g);
-	g->g_cut = 1;
+	g->g_cut = 1 + g->g_wout;
 	cgi_cuts++;
+	cgi_outcuts += g->g_wout;
 	if (ENABLE_HTTP2 && g->g_conn->c_hup != -1 && g->g_wout)
 		h2_stream_cut(g->g_conn);
 	else if (ENABLE_HTTP2 && g->g_conn->c_hup != -1)
@@ -1081,10 +1086,13 @@ cgi_place(const unsigned char *peer)
 	cgi_queue = &q;
 	cgi_queued++;
 	/* a cut again each CGI_CUT_EVERY_MS: a wait for output comes and
-	 * goes with each piece its client takes */
+	 * goes with each piece its client takes.  None in the last second:
+	 * a program that ignores SIGTERM gives its place back a second
+	 * after it, too late for us, and would be cut for nothing */
 	for (i = 0; !q.q_handed && i < CGI_PLACE_WAIT_MS / CGI_CUT_EVERY_MS;
 	    i++) {
-		cgi_cut(peer);
+		if (i < (CGI_PLACE_WAIT_MS - 1000) / CGI_CUT_EVERY_MS)
+			cgi_cut(peer);
 		abstime(&t, CGI_CUT_EVERY_MS);
 		while (!q.q_handed && pthread_cond_timedwait(&cgi_place_cond,
 		    &cgi_wait_lock, &t) != ETIMEDOUT)
@@ -1113,7 +1121,8 @@ cgi_release(const unsigned char *peer, int place, int cut)
 	pthread_mutex_lock(&cgi_wait_lock);
 	if (peer != NULL)
 		(void)peer_cgi(peer, -1);
-	cgi_cuts -= cut;
+	cgi_cuts -= cut != 0;
+	cgi_outcuts -= cut == 2;
 	for (pp = &cgi_queue; place && (q = *pp) != NULL; pp = &q->q_next)
 		if ((n = peer_cgi(q->q_peer, 0)) <= fewest || best == NULL) {
 			fewest = n;

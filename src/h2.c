@@ -119,7 +119,8 @@ struct h2s {
 	int		 s_dead;	/* its thread gave up: no source */
 	int		 s_inflight;	/* a no-copy frame is being sent */
 	int		 s_done;	/* the thread has ended */
-	int		 s_cut;		/* its wait for the client was cut */
+	int		 s_cut;		/* its wait for the client was cut: 1 by
+					 * h2_cut, 2 by h2_stream_cut */
 	int		 s_waits;	/* in waits (2: for its body), under
 					 * h_lock and waits_lock */
 	struct h2s	*s_wnext, **s_wprev;	/* there, under waits_lock */
@@ -1169,7 +1170,7 @@ h2s_thread(void *arg)
 	h2_wake(h);
 	pthread_mutex_unlock(&h->h_lock);
 	__atomic_sub_fetch(&threads, 1, __ATOMIC_ACQ_REL);
-	if (cut)		/* after: never over the cap meanwhile */
+	if (cut == 1)		/* after: never over the cap meanwhile */
 		__atomic_sub_fetch(&cutting, 1, __ATOMIC_ACQ_REL);
 	return NULL;
 }
@@ -1513,10 +1514,10 @@ h2_stream_cut(struct conn *c)
 	pthread_mutex_lock(&waits_lock);
 	h2s_unlist(s);
 	if (!s->s_cut) {
-		s->s_cut = 1;
+		/* 2: not one of h2_cut's, which start a thread over the cap
+		 * (cutting): no thread waits for this one's end */
+		s->s_cut = 2;
 		pthread_cond_signal(&s->s_cond);
-		/* as h2_cut's: its thread's end counts it back */
-		__atomic_add_fetch(&cutting, 1, __ATOMIC_ACQ_REL);
 	}
 	pthread_mutex_unlock(&waits_lock);
 	pthread_mutex_unlock(&s->s_h2->h_lock);

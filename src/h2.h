@@ -33,8 +33,8 @@ void	 h2_close(struct conn *);
 int	 h2_stream_wait(struct conn *, int);
 /* Wakes such a thread from its poll (cgi.c cut its wait). */
 void	 h2_stream_poke(struct conn *);
-/* Cuts a stream thread's wait for its client to take the reply, as
- * h2_cut does (cgi.c, for a place of CGI_MAX). */
+/* Cuts a stream thread's wait for its client to take the reply (cgi.c,
+ * for a place of CGI_MAX): the stream is reset, its thread ends. */
 void	 h2_stream_cut(struct conn *);
 /* The address (peer.c) of such a stream's client. */
 const unsigned char *h2_stream_peer(struct conn *);

@@ -1336,10 +1336,12 @@ run_start(int ready)
  * for up to 5 s.
  */
 static void
-run_stop(void)
+run_stop(int sig)
 {
 	long long deadline;
 	int i;
+
+	(void)sig;	/* for the log alone, which a build may lack */
 
 	__atomic_store_n(&server_stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < LISTENERS; i++)
@@ -1351,6 +1353,7 @@ run_stop(void)
 	if (!listener.l_in_set && listeners_ctl(EPOLL_CTL_ADD) == 0)
 		__atomic_store_n(&listener.l_in_set, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&listener.l_lock);
+	log_info("stopping on signal %d", sig);
 	for (i = 0; i < __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE); i++)
 		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) !=
 		    SLOT_FREE)	/* a stale fd is at worst a file: ENOTSOCK */
@@ -1405,6 +1408,5 @@ server_run(int ready)
 			log_error("SIGHUP: cannot reopen %s: %s", CONFIG_LOG_FILE,
 			    strerror(errno));
 	}
-	log_info("stopping on signal %d", sig);
-	run_stop();
+	run_stop(sig);
 }

@@ -474,6 +474,43 @@ ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 }
 ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 
+# Waiters that come together cut one program, not one each: each judged
+# by counts that the cuts under way had not changed yet.  127.0.0.1 holds
+# both places with replies it never reads; 127.0.0.2 asks twice at once:
+# one cut (1 and 1 then), so one 200 and one 503.  Then 127.0.0.1 asks
+# twice: no cut back (before: 127.0.0.2 got both places, then 127.0.0.1
+# cut both back).
+{
+	sleep 0.2;
+	# n requests from src at once; their statuses after secs
+	my $ask = sub {
+		my ($src, $n) = @_;
+		my @s = map { connect_from($src, '127.0.0.1', $tm->port) or die "connect: $!" } 1 .. $n;
+		http_send($_, "GET /cgi-bin/flood-out.sh HTTP/1.1\r\nHost: x\r\n\r\n") for @s;
+		return @s;
+	};
+	my $status = sub {
+		return join ' ', sort map { my $sel = IO::Select->new($_);
+			my $b = '';
+			sysread($_, $b, 64) if $sel->can_read(0.2);
+			$b =~ m{^HTTP/1\.1 (\d+)} ? $1 : '-' } @_;
+	};
+	my @a = $ask->('127.0.0.1', 2);
+	ok(wait_for(sub { my @p = grep { $_->[2] =~ /flood-out/ } children($tm->pid);
+		@p >= 2 }, 3 * $slow), 'CGI_MAX=2: both places held by replies never read');
+	sleep 1.2;
+	my @b = $ask->('127.0.0.2', 2);
+	sleep 2.5 * $slow;
+	is($status->(@b), '200 503', '... two waiters of another address at once: one cut, '
+		. 'one 200 and one 503');
+	my @a2 = $ask->('127.0.0.1', 2);
+	sleep 2.5 * $slow;
+	is($status->(@a2), '503 503', '... and no cut back: the first address\'s '
+		. 'new requests get 503');
+	close $_ for @a, @b, @a2;
+}
+ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
+
 # --- CGI_MAX=2: a place given back goes to the address that holds fewest ----------
 # Before, every request that found both places taken got 503 at once, so
 # an address that asked over and over took nearly every place given back
