@@ -109,6 +109,19 @@ ext_reap(pid_t pid, int now, int *status)
 }
 
 /*
+ * EXT_FILE_CMD could not be run: said once.  posix_spawn reports a program
+ * that is not there; one whose libraries are not (in a jail), or a
+ * posix_spawn that cannot report (qemu-user), ends with 127 instead.
+ */
+static void
+ext_cannot_run(const char *why)
+{
+	(void)why;	/* for the log alone, which a build may lack */
+	if (!__atomic_exchange_n(&ext_failed, 1, __ATOMIC_RELAXED))
+		log_warn("EXT_FILE_CMD %s: %s", CONFIG_EXT_FILE_CMD, why);
+}
+
+/*
  * Asks EXT_FILE_CMD for the type of a file the suffix table does not know.
  * Bounded: at most EXT_MAX run at once (more get no answer), each for at
  * most EXT_TIMEOUT_MS, and the answer is cached with the open file (see
@@ -146,10 +159,7 @@ ext_file_type(const char *rel, char *out, size_t outsz)
 	spawn_attr_init(&at, 0);
 	if ((errno = posix_spawn(&pid, CONFIG_EXT_FILE_CMD, &fa, &at, argv,
 	    envp)) != 0) {
-		/* once: in a jail it must be there with its libraries */
-		if (!__atomic_exchange_n(&ext_failed, 1, __ATOMIC_RELAXED))
-			log_warn("EXT_FILE_CMD %s: %s", CONFIG_EXT_FILE_CMD,
-			    strerror(errno));
+		ext_cannot_run(strerror(errno));
 		pid = -1;
 	}
 	posix_spawn_file_actions_destroy(&fa);
@@ -159,6 +169,8 @@ ext_file_type(const char *rel, char *out, size_t outsz)
 	close(pfd[0]);
 	if (pid != -1 && ext_reap(pid, n < 0, &status) != 0)
 		n = -1;			/* answered, but would not end */
+	else if (pid != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		ext_cannot_run("exited 127: not found, or cannot run");
 	__atomic_sub_fetch(&ext_running, 1, __ATOMIC_ACQ_REL);
 	if (n < 0)
 		return -1;
