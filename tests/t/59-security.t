@@ -221,21 +221,25 @@ SKIP: {
 	skip 'AUTH_FILE needs crypt(3), which this toolchain lacks', 5 unless $f;
 	$f->write_file('a.txt', "aaa\n");
 	$f->run();
-	my $time = sub {
+	# one login refused, timed; undef unless it was a 401
+	my $once = sub {
 		my ($cred) = @_;
-		my @t;
-		for (1 .. 9) {
-			my $t0 = time;
-			my ($r) = parse_responses(http("GET /a.txt HTTP/1.1\r\nHost: x\r\n"
-				. "Authorization: " . basic($cred) . "\r\nConnection: close\r\n\r\n"));
-			return undef unless $r && $r->{status} == 401;
-			push @t, time - $t0;
-		}
-		@t = sort { $a <=> $b } @t;
-		return $t[4];
+		my $t0 = time;
+		my ($r) = parse_responses(http("GET /a.txt HTTP/1.1\r\nHost: x\r\n"
+			. "Authorization: " . basic($cred) . "\r\nConnection: close\r\n\r\n"));
+		return $r && $r->{status} == 401 ? time - $t0 : undef;
 	};
-	my $known = $time->('admin:wrong');
-	my $unknown = $time->('nosuchuser:wrong');
+	# the two in turn, nine each, and the median of each: a busy spell
+	# of the machine (the other lane of make check) slows both alike
+	my (@k, @u);
+	for (1 .. 9) {
+		push @k, $once->('admin:wrong');
+		push @u, $once->('nosuchuser:wrong');
+	}
+	my $median = sub { return undef if grep { !defined } @_;
+		return (sort { $a <=> $b } @_)[4] };
+	my $known = $median->(@k);
+	my $unknown = $median->(@u);
 	ok(defined $known && defined $unknown && $unknown > 0.5 * $known,
 		'B3: an unknown user takes as long as a known one (no enumeration)')
 		or diag(sprintf 'known %.4f s, unknown %.4f s', $known // -1, $unknown // -1);
