@@ -96,12 +96,13 @@ static struct cgi *cgi_list;
  * addresses cannot hold every place until CGI_TIMEOUT, while an upload
  * that flows is never cut.  A waiter cuts only a program of an address
  * that holds as many places as its own, or more, and no more cuts are
- * under way than there are waiters.  It may also cut a program whose
- * output waits for its client to take it, whatever the pace, of an
- * address that holds two places more than its own: replies read at a
- * modest pace must not keep one address's every place from the others.
- * It looks again each CGI_CUT_EVERY_MS of its wait.  All under cgi_wait_lock, which is
- * taken before an HTTP/2 connection's h_lock and peer.c's, never after.
+ * under way than there are waiters.  It may also cut, one at a time, a
+ * program whose output has waited CGI_OUT_STALL_MS for its client, of an
+ * address that holds two places more than its own (cgi_cuttable): replies
+ * read at a modest pace must not keep one address's every place from the
+ * others.  It looks again each CGI_CUT_EVERY_MS of the first second of
+ * its wait.  All under cgi_wait_lock, which is taken before an HTTP/2
+ * connection's h_lock and peer.c's, never after.
  */
 struct place_wait {
 	const unsigned char	*q_peer;	/* its address */
