@@ -272,6 +272,14 @@ for my $l ("PRAGMA='a b' # a note", 'PRAGMA="no-cache" # a note', 'export PRAGMA
 	like(slurp("$dir/config.h"), qr{^#define CONFIG_CGI_MAX_BODY 10LL$}m,
 		'CGI_MAX_BODY=010 as 10 bytes');
 }
+# a byte count's leading zeros are no digits too many either
+{
+	my ($rc, $out, $err, $dir) = configure_with(
+		"${ok}PUT_PATH=/in\nPUT_MAX_BODY=" . ('0' x 20) . "1048576\n");
+	is($rc, 0, 'PUT_MAX_BODY with 20 leading zeros accepted') or diag($err);
+	like(slurp("$dir/config.h") // '', qr{^#define CONFIG_PUT_MAX_BODY 1048576LL$}m,
+		'... as 1048576 bytes');
+}
 {
 	my ($rc, $out, $err, $dir) = configure_with(
 		"${ok}HTTP_HEADER_LENGTH=512\nHTTP2=1\n");
