@@ -151,6 +151,11 @@ my @refused = (
 	['SERVER_ADDR with nine groups', "${ok}SERVER_ADDR=1:2:3:4:5:6:7:8:9\n", 'SERVER_ADDR'],
 	['SERVER_ADDR with IPv4 octet 256', "${ok}SERVER_ADDR=::ffff:256.0.0.1\n", 'SERVER_ADDR'],
 	['SERVER_ADDR with IPv4 leading zero', "${ok}SERVER_ADDR=::ffff:1.2.3.04\n", 'SERVER_ADDR'],
+	# a 2.2 name's bad value: the line names the key the conf has
+	['2.2 SENDFILE=2', "${ok}SENDFILE=2\n", 'SENDFILE'],
+	['2.2 CGI_URL without CGI_DIR', "${ok}CGI_URL=/cgi\n", 'CGI_URL'],
+	['2.2 SERVER_DOCS relative', "${ok}SERVER_DOCS=rel\n", 'SERVER_DOCS'],
+	['2.2 DOC_DIR relative', "DOC_DIR=srv\n", 'DOC_DIR'],
 );
 
 for my $c (@refused) {
