@@ -277,6 +277,14 @@ for my $l ("PRAGMA='a b' # a note", 'PRAGMA="no-cache" # a note', 'export PRAGMA
 	like(slurp("$dir/config.h"), qr{^#define CONFIG_CGI_MAX_BODY 10LL$}m,
 		'CGI_MAX_BODY=010 as 10 bytes');
 }
+# upstream 2.8's DEBUG: built, with a warning that says it does nothing
+{
+	my ($rc, $out, $err, $dir) = configure_with("${ok}DEBUG=1\n");
+	is($rc, 0, 'DEBUG=1 (upstream 2.8) accepted') or diag($err);
+	like($err, qr/^configure: warning: DEBUG .*no effect.*LOG_LEVEL/,
+		'... with a warning naming LOG_LEVEL');
+	ok(-e "$dir/config.h", '... and config.h written');
+}
 # a byte count's leading zeros are no digits too many either
 {
 	my ($rc, $out, $err, $dir) = configure_with(
