@@ -66,7 +66,7 @@ for t in "$@"; do
 	# The output is kept, so that the summary at the end can repeat the
 	# failures of every target: a log's tail shows only the last one.
 	if env -u CC CROSS_COMPILE="$t-" LDFLAGS="${LDFLAGS:+$LDFLAGS }-static" \
-	    RUN_WRAPPER="$qemu" prove -j"${JOBS:-2}" -I tests/lib ${CROSS_TESTS:-tests/t/} 2>&1 |
+	    RUN_WRAPPER="$qemu" prove --timer -j"${JOBS:-2}" -I tests/lib ${CROSS_TESTS:-tests/t/} 2>&1 |
 	    tee "$tmp/prove-$t.log"; [ "$(tail -n 1 "$tmp/prove-$t.log")" = "Result: PASS" ]; then
 		passed="$passed $t"
 	else
