@@ -284,6 +284,20 @@ for my $l ("PRAGMA='a b' # a note", 'PRAGMA="no-cache" # a note', 'export PRAGMA
 	like($err, qr/^configure: warning: DEBUG .*no effect.*LOG_LEVEL/,
 		'... with a warning naming LOG_LEVEL');
 	ok(-e "$dir/config.h", '... and config.h written');
+	($rc, $out, $err) = configure_with("${ok}DEBUG=\n");
+	ok($rc == 0 && $err !~ /DEBUG/, 'DEBUG empty: no warning') or diag($err);
+}
+# the 2.2 name is said only where the conf set the key by it alone, and
+# never for a key named inside a quoted value
+{
+	my ($rc, $out, $err) = configure_with("DOC_DIR=rel\nPUBLIC_DIR=rel\n");
+	ok($rc != 0 && $err =~ /^configure: PUBLIC_DIR: / && $err !~ /2\.2/,
+		'DOC_DIR and PUBLIC_DIR alike: the refusal names PUBLIC_DIR alone')
+		or diag($err);
+	($rc, $out, $err) = configure_with("SERVER_DOCS=/p\n${ok}"
+		. "LOG_FILE='logs (PRIVATE_DIR) x'\n");
+	ok($rc != 0 && $err =~ /^configure: LOG_FILE: / && $err !~ /2\.2/,
+		'a key named in a quoted value gets no 2.2 note') or diag($err);
 }
 # a byte count's leading zeros are no digits too many either
 {
@@ -292,6 +306,9 @@ for my $l ("PRAGMA='a b' # a note", 'PRAGMA="no-cache" # a note', 'export PRAGMA
 	is($rc, 0, 'PUT_MAX_BODY with 20 leading zeros accepted') or diag($err);
 	like(slurp("$dir/config.h") // '', qr{^#define CONFIG_PUT_MAX_BODY 1048576LL$}m,
 		'... as 1048576 bytes');
+	($rc, $out, $err, $dir) = configure_with("${ok}PUT_PATH=/in\nPUT_MAX_BODY=000\n");
+	like(slurp("$dir/config.h") // '', qr{^#define CONFIG_PUT_MAX_BODY 0LL$}m,
+		'PUT_MAX_BODY=000 is 0 bytes');
 }
 {
 	my ($rc, $out, $err, $dir) = configure_with(
