@@ -327,6 +327,8 @@ CROSS_POLICY_TESTS = $(addprefix tests/t/,14-timeouts.t 52-cgi-limits.t \
 	60-attack-slots.t 60-attack-slowloris.t 71-tls-attack.t \
 	73-tls-fairness.t 81-h2-chromium.t 83-h2-address-share.t)
 CROSS_TESTS_arm-linux-gnueabihf = $(filter-out $(CROSS_POLICY_TESTS),$(sort $(wildcard tests/t/*.t)))
+$(if $(filter-out $(wildcard $(CROSS_POLICY_TESTS)),$(CROSS_POLICY_TESTS)),\
+  $(error CROSS_POLICY_TESTS names no such file: $(filter-out $(wildcard $(CROSS_POLICY_TESTS)),$(CROSS_POLICY_TESTS))))
 CROSS_STEPS = $(addprefix check-cross-,$(CROSS_TARGETS) $(CROSS_CORE_TARGETS))
 OTHER_TOOLCHAIN = $(CROSS_COMPILE)$(RUN_WRAPPER)$(filter -static,$(LDFLAGS))$(filter-out gcc cc clang,$(notdir $(CC)))
 # CHECK_LANES: steps of make check at once.  One step alone leaves a core
@@ -393,9 +395,10 @@ check-sanitize: $(CHECK_DEPS)
 
 # check-cross: every target, one after another; make check takes each as a
 # step of its own (check-cross-TRIPLET), after installing for all at once
-# $(call cross_suite,TRIPLET): tests/cross.sh on it: the core files only
+# $(call cross_suite,TRIPLET): tests/cross.sh on it: CROSS_TESTS when set
+# (make check-cross CROSS_TESTS=tests/t/10-static.t), else the core files
 # on a CROSS_CORE_TARGETS one, CROSS_TESTS_TRIPLET where that is set
-cross_files = $(if $(filter $(1),$(CROSS_CORE_TARGETS)),$(CROSS_CORE_TESTS),$(CROSS_TESTS_$(1)))
+cross_files = $(or $(CROSS_TESTS),$(if $(filter $(1),$(CROSS_CORE_TARGETS)),$(CROSS_CORE_TESTS),$(CROSS_TESTS_$(1))))
 cross_suite = JOBS=$(JOBS) $(if $(call cross_files,$(1)),CROSS_TESTS="$(strip $(call cross_files,$(1)))") \
 	sh tests/cross.sh $(1)
 check-cross: check-deps

@@ -375,11 +375,12 @@ descriptors(void)
 }
 
 /*
- * What is read as root and before the jail, at its path inside it: the
- * credentials (the secret may come from the environment, so that it
- * need not be compiled into the binary), the user (the jail may have no
- * /etc/passwd), the log and the TLS key (after the user change it is only
- * in memory).  Returns the user, or NULL without SYSTEM_USER.
+ * What is read as root and before the jail: at its path inside the jail,
+ * the credentials (the secret may come from the environment, so that it
+ * need not be compiled into the binary) and the log; the user (the jail
+ * may have no /etc/passwd); and at its host path the TLS key (after the
+ * user change it is only in memory).  Returns the user, or NULL without
+ * SYSTEM_USER.
  */
 static struct passwd *
 as_root(void)

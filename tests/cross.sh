@@ -4,7 +4,8 @@
 # usage: tests/cross.sh [TRIPLET...]
 #   default: mipsel-linux-gnu mips-linux-gnu arm-linux-gnueabihf
 #            (little- and big-endian MIPS, 32-bit ARM; make check runs the
-#            whole suite on the last two, its core files on the first)
+#            whole suite on big-endian MIPS, all but the timed policy files
+#            on ARM, the core files on little-endian MIPS)
 #   others:  aarch64-linux-gnu
 #
 # CROSS_TESTS: the test files to run (default tests/t/, all of them).
