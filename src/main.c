@@ -314,9 +314,10 @@ options(int argc, char *argv[])
 
 /*
  * Signals, blocked in every thread: a vanished client's SIGPIPE stays
- * pending (the write fails with EPIPE), the rest are read from the
- * signalfd of server_run.  A program gets an empty mask and default
- * actions (spawn_attr_init).
+ * pending (the write fails with EPIPE), as does the SIGXFSZ of a write
+ * past RLIMIT_FSIZE (it fails with EFBIG: an upload's 413, not the
+ * server's end); the rest are read from the signalfd of server_run.  A
+ * program gets an empty mask and default actions (spawn_attr_init).
  */
 static void
 signals(void)
@@ -325,6 +326,7 @@ signals(void)
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGXFSZ);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);

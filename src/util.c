@@ -583,6 +583,8 @@ errno_status(int e, int writing)
 	case ENOSPC:
 	case EDQUOT:
 		return 507;
+	case EFBIG:	/* past RLIMIT_FSIZE (SIGXFSZ is blocked) */
+		return 413;
 	case EMFILE:
 	case ENFILE:
 		return 503;	/* out of descriptors: try again later */

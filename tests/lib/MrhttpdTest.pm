@@ -366,6 +366,7 @@ sub allow_log {
 # run([{ addr => ADDR|undef, nofile => N, env => {...} },] @extra_args)
 #   addr	-a argument; default 127.0.0.1; undef omits -a (all addresses)
 #   nofile	start under "ulimit -n N"
+#   fsize	start under "ulimit -f N" (512-byte blocks)
 #   public	-r argument; default the test's htdocs; undef omits -r
 #		(PUBLIC_DIR as compiled in; with SERVER_ROOT, a jail path)
 #   port	listen on this port instead of a free one (no retries)
@@ -389,8 +390,10 @@ sub run {
 			(defined $addr ? ('-a', $addr) : ()),
 			(defined $public ? ('-r', $public) : ()), @extra);
 		@cmd = (_wrapper(), @cmd);
-		@cmd = ('sh', '-c', "ulimit -n $opt->{nofile} && exec \"\$@\"",
-			'sh', @cmd) if $opt->{nofile};
+		my @ulimit = ($opt->{nofile} ? "ulimit -n $opt->{nofile}" : (),
+			$opt->{fsize} ? "ulimit -f $opt->{fsize}" : ());
+		@cmd = ('sh', '-c', join(' && ', @ulimit, 'exec "$@"'),
+			'sh', @cmd) if @ulimit;
 		$self->{cmd} = \@cmd;
 		$self->{port} = $port;
 

@@ -1278,4 +1278,25 @@ SKIP: {
 		'PUT /up%25s%25n/a.txt: 201');
 }
 
+# A file size limit (ulimit -f, RLIMIT_FSIZE) is a write that fails with
+# EFBIG, not a SIGXFSZ that ends the server: an upload past it gets 413
+# and leaves nothing behind, and the server goes on
+SKIP: {
+	my $tf = MrhttpdTest->new(conf => { PUT_PATH => '/incoming' });
+	my $dir = $tf->htdocs . '/incoming';
+	make_path($dir);
+	spew("$dir/keep.txt", "kept\n");
+	$tf->run({ fsize => 1000 });	# 512,000 bytes
+	my $head = "PUT /incoming/keep.txt HTTP/1.1\r\nHost: x\r\n"
+		. "Content-Length: 1572864\r\nConnection: close\r\n\r\n";
+	my ($resp) = stream($head, pieces(1572864, 65536, 0), timeout => 20);
+	my ($r) = parse_responses($resp);
+	is($r && $r->{status}, 413, 'PUT of 1.5 MB under ulimit -f 1000 (512,000 bytes): 413');
+	ok($tf->alive, '... the server is still up') or skip('the server died', 3);
+	is(slurp("$dir/keep.txt"), "kept\n", '... the old file is intact');
+	ok(no_temps_within($dir, 3), '... the temporary file is removed');
+	is(req('PUT', '/incoming/small.txt', "small\n")->{status}, 201,
+		'... and a small PUT works (201)');
+}
+
 $t->done_testing();
