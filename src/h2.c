@@ -2294,6 +2294,34 @@ settings_bad(const unsigned char *p, size_t n)
 	return 0;
 }
 
+/*
+ * Are Upgrade and HTTP2-Settings both named in Connection, as a client
+ * sends them (RFC 9110 7.8, RFC 7540 3.2.1)?  Without, they came through
+ * a proxy that passed them on, with a Connection of its own ("upgrade"
+ * for WebSockets): a 101 would open an HTTP/2 tunnel past its rules.
+ */
+static int
+upgrade_named(const struct request *r)
+{
+	const char *v;
+	struct list_item li;
+	int i, got = 0;
+
+	for (i = 0; i < r->req_nhdrs; i++) {
+		if (r->req_hdrs[i].h_name_len != 10 ||
+		    strncasecmp(r->req_hdrs[i].h_name, "Connection", 10) != 0)
+			continue;
+		for (v = r->req_hdrs[i].h_value; list_next(&v, &li); )
+			if (li.li_len == 7 &&
+			    strncasecmp(li.li_name, "upgrade", 7) == 0)
+				got |= 1;
+			else if (li.li_len == 14 &&
+			    strncasecmp(li.li_name, "http2-settings", 14) == 0)
+				got |= 2;
+	}
+	return got == 3;
+}
+
 int
 h2_upgrade(struct conn *c, struct request *r, size_t headlen)
 {
@@ -2321,7 +2349,7 @@ h2_upgrade(struct conn *c, struct request *r, size_t headlen)
 				return 0;	/* more than one: RFC 7540 3.2.1 */
 			set = r->req_hdrs[i].h_value;
 		}
-	if (up == NULL || set == NULL ||
+	if (up == NULL || set == NULL || !upgrade_named(r) ||
 	    (sn = settings_decode(set, sets, sizeof(sets))) < 0 ||
 	    settings_bad((const unsigned char *)sets, (size_t)sn))
 		return 0;

@@ -466,6 +466,21 @@ SKIP: {
 		. "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
 		. "HTTP2-Settings: $good\r\nHTTP2-Settings: $good\r\n\r\n", timeout => 2);
 	is(substr($resp, 0, 13), 'HTTP/1.1 200 ', 'Upgrade: HTTP2-Settings twice: no 101, HTTP/1.1 200');
+	# Upgrade and HTTP2-Settings are hop-by-hop: a client names both in
+	# Connection (RFC 9110 7.8, RFC 7540 3.2.1).  Without, they came
+	# through a proxy, e.g. nginx passing WebSockets on with "Connection:
+	# upgrade" of its own; a 101 there would open an HTTP/2 tunnel past the
+	# proxy's rules ("h2c smuggling")
+	for (['', 'no Connection'], ["Connection: Upgrade\r\n", 'Connection: Upgrade alone'],
+	    ["Connection: HTTP2-Settings\r\n", 'Connection: HTTP2-Settings alone']) {
+		$resp = http("GET /index.html HTTP/1.1\r\nHost: x\r\n$_->[0]"
+			. "Upgrade: h2c\r\nHTTP2-Settings: $good\r\n\r\n", timeout => 2);
+		is(substr($resp, 0, 13), 'HTTP/1.1 200 ', "Upgrade: h2c with $_->[1]: no 101, HTTP/1.1 200");
+	}
+	$resp = http("GET /index.html HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n"
+		. "Connection: http2-settings, UPGRADE\r\nUpgrade: h2c\r\n"
+		. "HTTP2-Settings: $good\r\n\r\n", timeout => 2);
+	is(substr($resp, 0, 13), 'HTTP/1.1 101 ', 'both options, any case, over two Connection fields: 101');
 }
 
 # --- an HPACK decompression bomb ----------------------------------------------------
