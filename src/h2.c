@@ -50,6 +50,12 @@ enum {
 	H2_ROUND = 128 * 1024,
 	H2_ARENA = 512,		/* a stream's header bytes, kept inside it */
 	H2_CHUNK = 1024,	/* more header bytes: malloc'ed, at least this */
+	/* header bytes a connection's streams keep outside their arenas
+	 * (chunks, Cookie): past it a stream is refused (H2_OVER) until
+	 * some end, else each of HTTP2_MAX_STREAMS whose answers a client
+	 * holds back keeps a whole header list */
+	H2_HELD = 4 * CONFIG_HTTP2_MAX_HEADER_LIST,
+	H2_OVER = 1,		/* s_status: refused for H2_HELD, retryable */
 	H2_IN = 65535,		/* a request body's buffer: its window */
 	/* a stream's first window (SETTINGS_INITIAL_WINDOW_SIZE): one
 	 * frame of the default size; opened to H2_IN when it gets its
@@ -174,6 +180,8 @@ struct h2 {
 	size_t		 h_outlen;
 	size_t		 h_round;	/* written in this round (H2_ROUND) */
 	size_t		 h_free;	/* the streams' s_free, at most H2_WAITING */
+	size_t		 h_held;	/* the streams' chunks and Cookies, bytes
+					 * (H2_HELD); the driver's only */
 	int		 h_more;	/* the round ended with more to send */
 };
 
@@ -384,8 +392,10 @@ h2s_free(struct h2s *s)
 		s->s_next->s_prev = s->s_prev;
 	while ((k = s->s_chunks) != NULL) {
 		s->s_chunks = k->k_next;
+		s->s_h2->h_held -= k->k_size;
 		free(k);
 	}
+	s->s_h2->h_held -= s->s_cookie_cap;
 	if (s->s_thread)
 		pthread_cond_destroy(&s->s_cond);
 	free(s->s_in);
@@ -412,6 +422,7 @@ h2s_alloc(struct h2s *s, size_t n)
 			size = n < H2_CHUNK ? H2_CHUNK : n + 1;
 			if ((k = malloc(sizeof(*k) + size)) == NULL)
 				return NULL;
+			s->s_h2->h_held += size;
 			k->k_size = size;
 			k->k_used = 0;
 			k->k_next = s->s_chunks;
@@ -472,6 +483,7 @@ h2s_cookie(struct h2s *s, const char *v, size_t vlen)
 			s->s_status = 400;
 			return 1;
 		}
+		s->s_h2->h_held += cap - s->s_cookie_cap;
 		if (s->s_cookie == NULL)	/* the first crumb moves in */
 			memcpy(p, h->h_value, n);
 		s->s_cookie = p;
@@ -518,6 +530,8 @@ h2s_field(struct h2s *s, const char *name, size_t nlen, const char *value,
 	s->s_hlist += nlen + vlen + 32;
 	if (s->s_hlist > CONFIG_HTTP2_MAX_HEADER_LIST)
 		s->s_status = 431;
+	else if (s->s_h2->h_held > H2_HELD)
+		s->s_status = H2_OVER;
 	if (s->s_status != 0)
 		return;
 	if (!value_ok(value, vlen) || (v = h2s_keep(s, value, vlen)) == NULL) {
@@ -1872,6 +1886,10 @@ h2s_start(struct h2 *h, struct h2s *s)
 	h->h_conn->c_fresh = 0;
 	h->h_moved++;
 	r->req_decoded = path;
+	if (s->s_status == H2_OVER) {	/* never ran: may come again */
+		h2s_reset(h, s, NGHTTP2_REFUSED_STREAM);
+		return;
+	}
 	if (s->s_status != 0) {
 		h2s_refuse(s, s->s_status);
 		return;

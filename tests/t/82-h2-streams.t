@@ -483,6 +483,37 @@ SKIP: {
 	is(substr($resp, 0, 13), 'HTTP/1.1 101 ', 'both options, any case, over two Connection fields: 101');
 }
 
+# --- the header fields of streams whose answers are held back ----------------------
+# A client that keeps every window at zero keeps its streams open, and
+# each kept its whole header list: 100 streams a connection with a 3.9 KB
+# field (60 bytes each on the wire, HPACK-indexed) took 11 KB each, 286 MB
+# for one address.  A connection's streams now keep at most four header
+# lists outside their own arenas (256 KB with this server's 64 KB lists);
+# past that a stream is refused (REFUSED_STREAM: it never ran, and may
+# come again), until some end.
+{
+	my $c = h2_open($port, 4 => 0);	# SETTINGS_INITIAL_WINDOW_SIZE 0
+	my $pad = 'p' x 15000;
+	http_send($c, join '', map { h2_headers(2 * $_ - 1, '/index.html', 1,
+		'x-pad' => $pad) } 1 .. 40);
+	my ($f) = h2_read($c, scaled(3));
+	my @refused = grep { $_->{type} == H2_RST && unpack('N', $_->{payload}) == 7 } @$f;
+	my @answered = grep { $_->{type} == H2_HEADERS } @$f;
+	note(scalar(@answered) . ' answered, ' . scalar(@refused) . ' refused');
+	ok(@refused >= 15 && @answered >= 4 && @refused + @answered == 40,
+		'40 streams with a 15 KB field each, answers held back: the first few '
+		. 'answered, the rest refused (REFUSED_STREAM)')
+		or diag(scalar(@answered) . ' answered, ' . scalar(@refused) . ' refused');
+	# the window opens: the answers go, and then a stream like them is
+	# served
+	http_send($c, h2_settings(4 => 65535));
+	h2_read($c, scaled(5), ended($answered[-1]{id})) if @answered;
+	http_send($c, h2_headers(81, '/index.html', 1, 'x-pad' => $pad));
+	($f) = h2_read($c, scaled(5), ended(81));
+	is(body_of($f, 81), "hello\n", '... once the window opens, such a stream is served again');
+	close $c;
+}
+
 # --- an HPACK decompression bomb ----------------------------------------------------
 # One field of 4 KB goes into the dynamic table; then each byte of a
 # header block (0xbe, index 62) names it again: a 16 KB HEADERS frame
