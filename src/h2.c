@@ -1519,22 +1519,48 @@ h2_stream_poke(struct conn *c)
 	pthread_mutex_unlock(&s->s_h2->h_lock);
 }
 
-void
-h2_stream_cut(struct conn *c)
+/* s's waits for its client end, now and from now on: under its h_lock */
+static void
+h2s_cut(struct h2s *s)
 {
-	struct h2s *s = stream_of(c);
-
-	pthread_mutex_lock(&s->s_h2->h_lock);
 	pthread_mutex_lock(&waits_lock);
 	h2s_unlist(s);
 	if (!s->s_cut) {
 		/* 2: not one of h2_cut's, which start a thread over the cap
 		 * (cutting): no thread waits for this one's end */
 		s->s_cut = 2;
-		pthread_cond_signal(&s->s_cond);
+		if (s->s_thread)
+			pthread_cond_signal(&s->s_cond);
 	}
 	pthread_mutex_unlock(&waits_lock);
+}
+
+void
+h2_stream_cut(struct conn *c)
+{
+	struct h2s *s = stream_of(c);
+
+	pthread_mutex_lock(&s->s_h2->h_lock);
+	h2s_cut(s);
 	pthread_mutex_unlock(&s->s_h2->h_lock);
+}
+
+/* Stopping, the socket shut for reading: a request body still to come
+ * never will.  Its stream's wait is cut (an upload ends, its temporary
+ * file removed), and a program sees its client gone; other streams may
+ * still finish. */
+static void
+h2_end_bodies(struct h2 *h)
+{
+	struct h2s *s;
+
+	pthread_mutex_lock(&h->h_lock);
+	for (s = h->h_streams; s != NULL; s = s->s_next)
+		if (s->s_body && !s->s_in_end) {
+			h2s_cut(s);
+			h2s_hangup(s);
+		}
+	pthread_mutex_unlock(&h->h_lock);
 }
 
 int
@@ -2193,6 +2219,7 @@ h2_serve(struct conn *c)
 				if (!server_stopping() || h->h_threads == 0)
 					break;
 				eof = 1;
+				h2_end_bodies(h);
 			} else if (h->h_threads == 0 && !h->h_more) {
 				__atomic_store_n(&c->c_more, 0, __ATOMIC_RELAXED);
 				h2_due(h, c);

@@ -13,6 +13,7 @@ use strict;
 use warnings;
 
 use IO::Select;
+use File::Path qw(make_path);
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest qw(:DEFAULT slurp);
@@ -633,4 +634,32 @@ opendir(my $dh, $t->htdocs . '/incoming') or die;
 is(join(' ', sort grep { !/^\./ } readdir $dh), 'keep.txt', 'no temporary file left');
 
 ok($t->alive, 'the server is still up');
+
+# --- SIGTERM while an HTTP/2 upload waits for its body --------------------------------
+# Stopping shuts the sockets for reading, so a body still to come never
+# will: the upload ends at once, its temporary file removed, and is
+# logged.  (Before, its thread waited out the 5 s drain, the file stayed
+# until the next start, and nothing was logged.)
+{
+	my $ts = MrhttpdTest->new(conf => { HTTP2 => 1, PUT_PATH => '/incoming' });
+	my $in = $ts->htdocs . '/incoming';
+	make_path($in);
+	$ts->run;
+	my $c = h2_open($ts->port);
+	http_send($c, h2_frame(H2_HEADERS, 4, 1, h2_block(':method' => 'PUT',
+		':scheme' => 'http', ':path' => '/incoming/m0',
+		':authority' => 'localhost', 'content-length' => '100000'))
+		. h2_frame(H2_DATA, 0, 1, 'y' x 1000));
+	my $temps = sub { opendir(my $d, $in) or return 0;
+		return scalar grep { /^\.mrhttpd-upload-/ } readdir $d };
+	ok(wait_for(sub { $temps->() }, scaled(5)), 'an HTTP/2 upload waits for the rest of its body');
+	my $t0 = time;
+	is($ts->stop, 0, 'SIGTERM: the server exits 0');
+	my $el = time - $t0;
+	ok($el < scaled(3), sprintf('... after %.1f s, not the 5 s drain', $el));
+	is($temps->(), 0, '... and the temporary file is gone');
+	like($ts->log // '', qr{"PUT /incoming/m0 HTTP/2\.0"}, '... the upload is logged');
+	ok(!-e "$in/m0", '... nothing stored');
+	close $c;
+}
 $t->done_testing();
