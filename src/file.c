@@ -670,8 +670,9 @@ if_range_holds(const char *v, const struct fcache *e)
 {
 	time_t t;
 
+	/* one entity-tag, not If-Match's list, compared strong: whole */
 	if (*v == '"' || (v[0] == 'W' && v[1] == '/'))
-		return etag_match(v, e->fc_etag, 1) > 0;
+		return strcmp(v, e->fc_etag) == 0;
 	return http_date_parse(v, &t) == 0 && t == e->fc_lm;
 }
 

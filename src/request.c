@@ -249,7 +249,9 @@ request_field(struct request *r, const struct header *h, const char *v,
 			return -400;
 		r->req_host = v;
 		break;
-	case F_RANGE:
+	case F_RANGE:	/* no list: which would a second mean? */
+		if (ENABLE_RANGES && r->req_range != NULL)
+			return -400;
 		if (ENABLE_RANGES)
 			r->req_range = v;
 		break;

@@ -237,6 +237,9 @@ for my $c (
 	['the Last-Modified in asctime form', 'If-Range: Sun Nov  6 08:49:37 1994', 206],
 	['garbage', 'If-Range: garbage', 200],
 	['an empty value', 'If-Range:', 200],
+	# one entity-tag, not a list: If-Match's syntax is no match here
+	['a list ending in the current ETag', qq{If-Range: "other", $SETAG}, 200],
+	['the current ETag and more', "If-Range: $SETAG, \"other\"", 200],
 ) {
 	my ($what, $h, $want) = @$c;
 	my ($r) = one('GET', '/s.txt', 'Range: bytes=2-5', $h);
@@ -245,6 +248,13 @@ for my $c (
 	} else {
 		check_whole("If-Range with $what", $r, $small);
 	}
+}
+# Range is no list (RFC 9110 14.2): two fields are a malformed request,
+# not the last one's range (a cache that took the first would store
+# another part of the file under it)
+{
+	my ($r) = one('GET', '/s.txt', 'Range: bytes=0-1', 'Range: bytes=10-12');
+	is($r->{status}, 400, 'two Range fields: 400');
 }
 {
 	my ($r) = one('GET', '/s.txt', "If-Range: $SETAG");
