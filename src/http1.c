@@ -102,15 +102,17 @@ http1_line(const struct conn *c)
 	return !whole || memmem(p, n, " HTTP/1.", 8) != NULL;
 }
 
-/* A head refused: answered, logged with its raw first line, and closed. */
+/* A head refused: answered (unless answer is 0), logged with its raw
+ * first line, and closed. */
 static void
-http1_refuse(struct conn *c, int status)
+http1_refuse(struct conn *c, int status, int answer)
 {
 	struct reply rp = { 0 };
 	struct access a = { .a_status = status, .a_rejected = 1 };
 	int whole;
 
-	response_error(c, NULL, &rp, status);
+	if (answer)
+		response_error(c, NULL, &rp, status);
 	a.a_line = http1_first(c, &a.a_line_len, &whole);
 	/* the parser put a NUL where a line's CR or LF was: the line ends
 	 * there, not at a later LF (and the fields after it, credentials
@@ -123,7 +125,7 @@ http1_refuse(struct conn *c, int status)
 	/* a 408 comes right after a read found the socket drained: nothing
 	 * to linger for, and lingering would take a thread each from a
 	 * crowd of half-sent heads timing out at once */
-	conn_close(c, status != 408);
+	conn_close(c, answer && status != 408);
 }
 
 /*
@@ -225,10 +227,8 @@ http1_serve(struct conn *c)
 			/* on a port that speaks HTTP/2 too, a whole first
 			 * line that is no HTTP/1 is taken for a broken
 			 * preface: closed without an answer (RFC 9113 3.4) */
-			if (ENABLE_HTTP2 && c->c_fresh && !http1_line(c))
-				conn_close(c, 0);
-			else
-				http1_refuse(c, n);
+			http1_refuse(c, n, !(ENABLE_HTTP2 && c->c_fresh &&
+			    !http1_line(c)));
 			return 0;
 		case HEAD_SWITCH:	/* only where HTTP/2 is built */
 			if (ENABLE_HTTP2) {

@@ -40,6 +40,11 @@ for (["GET /" . ('a' x 9000) . " HTTP/1.1\r\nHost: x\r\n\r\n", qr/^431$/,
 	}
 }
 
+# the broken preface is closed unanswered, but logged: with its status
+# and no byte sent (before, nothing was logged, escape codes included)
+ok(MrhttpdCGI::wait_for(sub { $t->log =~ m{"INVALID CONNECTION PREFACE" 400 - } }, 3),
+	'a whole line that is no HTTP/1: logged, 400 with no byte sent')
+	or diag($t->log);
 # the refused request is logged with its line, not the empty one before it
 ok(MrhttpdCGI::wait_for(sub { $t->log =~ m{"GET /index\.html HTTP/1\.1" 400 } }, 3),
 	'an empty line, then a request without Host: logged with its request line')
