@@ -137,6 +137,7 @@ struct h2s {
 	char		*s_in;		/* the request body as it comes */
 	size_t		 s_in_pos, s_in_len;
 	int		 s_in_end;
+	int		 s_in_gone;	/* stopping: what has not come never will */
 	int		 s_poke;	/* its thread polls c_hup for the body */
 	int		 s_poked;	/* a byte in that pipe says it came */
 	int		 s_hupw;	/* closed when the stream ends: c_hup */
@@ -530,7 +531,7 @@ h2s_field(struct h2s *s, const char *name, size_t nlen, const char *value,
 	s->s_hlist += nlen + vlen + 32;
 	if (s->s_hlist > CONFIG_HTTP2_MAX_HEADER_LIST)
 		s->s_status = 431;
-	else if (s->s_h2->h_held > H2_HELD)
+	else if (s->s_status == 0 && s->s_h2->h_held > H2_HELD)
 		s->s_status = H2_OVER;
 	if (s->s_status != 0)
 		return;
@@ -1451,7 +1452,7 @@ h2s_read(struct conn *c, void *buf, size_t n)
 		r = (ssize_t)n;
 	} else if (s->s_in_end)
 		r = 0;
-	else if (s->s_closed)
+	else if (s->s_closed || s->s_in_gone)
 		errno = ECONNRESET;
 	else {
 		errno = EAGAIN;
@@ -1465,7 +1466,8 @@ h2s_read(struct conn *c, void *buf, size_t n)
 static int
 h2s_ready_locked(const struct h2s *s)
 {
-	return s->s_in_pos < s->s_in_len || s->s_in_end || s->s_closed;
+	return s->s_in_pos < s->s_in_len || s->s_in_end || s->s_closed ||
+	    s->s_in_gone;
 }
 
 static int
@@ -1519,36 +1521,28 @@ h2_stream_poke(struct conn *c)
 	pthread_mutex_unlock(&s->s_h2->h_lock);
 }
 
-/* s's waits for its client end, now and from now on: under its h_lock */
-static void
-h2s_cut(struct h2s *s)
-{
-	pthread_mutex_lock(&waits_lock);
-	h2s_unlist(s);
-	if (!s->s_cut) {
-		/* 2: not one of h2_cut's, which start a thread over the cap
-		 * (cutting): no thread waits for this one's end */
-		s->s_cut = 2;
-		if (s->s_thread)
-			pthread_cond_signal(&s->s_cond);
-	}
-	pthread_mutex_unlock(&waits_lock);
-}
-
 void
 h2_stream_cut(struct conn *c)
 {
 	struct h2s *s = stream_of(c);
 
 	pthread_mutex_lock(&s->s_h2->h_lock);
-	h2s_cut(s);
+	pthread_mutex_lock(&waits_lock);
+	h2s_unlist(s);
+	if (!s->s_cut) {
+		/* 2: not one of h2_cut's, which start a thread over the cap
+		 * (cutting): no thread waits for this one's end */
+		s->s_cut = 2;
+		pthread_cond_signal(&s->s_cond);
+	}
+	pthread_mutex_unlock(&waits_lock);
 	pthread_mutex_unlock(&s->s_h2->h_lock);
 }
 
 /* Stopping, the socket shut for reading: a request body still to come
- * never will.  Its stream's wait is cut (an upload ends, its temporary
- * file removed), and a program sees its client gone; other streams may
- * still finish. */
+ * never will.  Reading past what came fails as for a client gone (an
+ * upload ends, its temporary file removed; a program's pump is woken to
+ * see it), while a stream that has its whole body may still answer. */
 static void
 h2_end_bodies(struct h2 *h)
 {
@@ -1557,8 +1551,11 @@ h2_end_bodies(struct h2 *h)
 	pthread_mutex_lock(&h->h_lock);
 	for (s = h->h_streams; s != NULL; s = s->s_next)
 		if (s->s_body && !s->s_in_end) {
-			h2s_cut(s);
-			h2s_hangup(s);
+			s->s_in_gone = 1;
+			if (s->s_thread)
+				pthread_cond_signal(&s->s_cond);
+			s->s_poke = 1;
+			h2s_poke(s);
 		}
 	pthread_mutex_unlock(&h->h_lock);
 }
@@ -1908,14 +1905,15 @@ h2s_start(struct h2 *h, struct h2s *s)
 	enum route rt = ROUTE_FILE;
 	int redirect = ENABLE_TLS_REDIRECT && !conn_secure(&s->s_conn);
 
+	if (s->s_status == H2_OVER) {	/* never ran: may come again;
+					 * no progress (h_moved) either */
+		h2s_reset(h, s, NGHTTP2_REFUSED_STREAM);
+		return;
+	}
 	s->s_conn.c_fresh = h->h_conn->c_fresh;
 	h->h_conn->c_fresh = 0;
 	h->h_moved++;
 	r->req_decoded = path;
-	if (s->s_status == H2_OVER) {	/* never ran: may come again */
-		h2s_reset(h, s, NGHTTP2_REFUSED_STREAM);
-		return;
-	}
 	if (s->s_status != 0) {
 		h2s_refuse(s, s->s_status);
 		return;
@@ -2202,6 +2200,12 @@ h2_serve(struct conn *c)
 			else if (!nghttp2_session_want_write(h->h_ses))
 				break;
 		}
+		/* stopping, its reads over: done once the threads are and
+		 * all is sent (a stream without END_STREAM keeps nghttp2
+		 * wanting to read) */
+		if (eof && h->h_threads == 0 &&
+		    !nghttp2_session_want_write(h->h_ses))
+			break;
 		if (!eof) {
 			if ((n = conn_read(c, c->c_buf, HEAD_MAX)) > 0) {
 				c->c_len = (size_t)n;

@@ -46,6 +46,13 @@ $| = 1;
 print "Content-Type: text/plain\n\n";
 while (my $l = <STDIN>) { print uc $l; last if $l =~ /^bye/ }
 EOF
+# late.sh: reads its 3 bytes, then answers half a second later
+script("$dir/cgi-bin/late.sh", <<'EOF');
+#!/bin/sh
+b=$(head -c 3)
+sleep 0.5
+printf 'Content-Type: text/plain\n\nlate %s\n' "$b"
+EOF
 script("$dir/cgi-bin/cookie.sh", <<'EOF');
 #!/bin/sh
 printf 'Content-Type: text/plain\n\n%s\n' "$HTTP_COOKIE"
@@ -639,9 +646,11 @@ ok($t->alive, 'the server is still up');
 # Stopping shuts the sockets for reading, so a body still to come never
 # will: the upload ends at once, its temporary file removed, and is
 # logged.  (Before, its thread waited out the 5 s drain, the file stayed
-# until the next start, and nothing was logged.)
+# until the next start.)  A program that has its whole body (its
+# Content-Length) still answers, END_STREAM or not.
 {
-	my $ts = MrhttpdTest->new(conf => { HTTP2 => 1, PUT_PATH => '/incoming' });
+	my $ts = MrhttpdTest->new(conf => { HTTP2 => 1, PUT_PATH => '/incoming',
+		CGI_PATH => '/cgi-bin', CGI_DIR => "$dir/cgi-bin" });
 	my $in = $ts->htdocs . '/incoming';
 	make_path($in);
 	$ts->run;
@@ -649,7 +658,11 @@ ok($t->alive, 'the server is still up');
 	http_send($c, h2_frame(H2_HEADERS, 4, 1, h2_block(':method' => 'PUT',
 		':scheme' => 'http', ':path' => '/incoming/m0',
 		':authority' => 'localhost', 'content-length' => '100000'))
-		. h2_frame(H2_DATA, 0, 1, 'y' x 1000));
+		. h2_frame(H2_DATA, 0, 1, 'y' x 1000)
+		. h2_frame(H2_HEADERS, 4, 3, h2_block(':method' => 'POST',
+		':scheme' => 'http', ':path' => '/cgi-bin/late.sh',
+		':authority' => 'localhost', 'content-length' => '3'))
+		. h2_frame(H2_DATA, 0, 3, 'abc'));
 	my $temps = sub { opendir(my $d, $in) or return 0;
 		return scalar grep { /^\.mrhttpd-upload-/ } readdir $d };
 	ok(wait_for(sub { $temps->() }, scaled(5)), 'an HTTP/2 upload waits for the rest of its body');
@@ -660,6 +673,8 @@ ok($t->alive, 'the server is still up');
 	is($temps->(), 0, '... and the temporary file is gone');
 	like($ts->log // '', qr{"PUT /incoming/m0 HTTP/2\.0"}, '... the upload is logged');
 	ok(!-e "$in/m0", '... nothing stored');
+	my ($f) = h2_read($c, 2);
+	is(body_of($f, 3), "late abc\n", '... and a program that had its whole body answered');
 	close $c;
 }
 $t->done_testing();
