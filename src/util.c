@@ -647,8 +647,8 @@ dir_read(int fd, void *buf, size_t n)
  * What each byte may be in a head (request.c) or a trailer (body.c), one
  * table, so that each byte is looked at once: C_TCHAR for methods and
  * field names (tchar, RFC 9110 5.6.2), C_TARGET for the request-target
- * (visible ASCII and obs-text), C_VALUE for field values (those, SP and
- * HTAB), C_HOST for Host (a reg-name, an IP literal and a port: RFC 9112
+ * (visible ASCII but '#', and obs-text), C_VALUE for field values (those,
+ * SP and HTAB), C_HOST for Host (a reg-name, an IP literal and a port: RFC 9112
  * 3.2, RFC 3986 3.2.2), C_HEX for hex digits.  CR, LF, NUL and the other
  * controls are in no class: every scan stops at them.
  */
@@ -658,7 +658,10 @@ dir_read(int fd, void *buf, size_t n)
 #define X	C_HEX
 const unsigned char http_cls[256] = {
 	['\t'] = C_VALUE, [' '] = C_VALUE,
-	['!'] = TV | H, ['"'] = V, ['#'] = TV, ['$' ... '\''] = TV | H,
+	['!'] = TV | H, ['"'] = V, ['$' ... '\''] = TV | H,
+	/* not in a target: a fragment's start, which a proxy in front
+	 * cuts off before it matches its rules (RFC 9112 3.2.1) */
+	['#'] = C_TCHAR | C_VALUE,
 	['('] = V | H, [')'] = V | H, ['*'] = TV | H, ['+'] = TV | H,
 	[','] = V | H, ['-'] = TV | H, ['.'] = TV | H, ['/'] = V,
 	['0' ... '9'] = TV | H | X, [':'] = V | H, [';'] = V | H, ['<'] = V,

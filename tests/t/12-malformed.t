@@ -40,6 +40,11 @@ my @cases = (
 	['bare CR before the request line (RFC 9112 2.2)', "\rGET /a.txt HTTP/1.1\r\n$H\r\n", 400],
 	['CR CR LF before the request line', "\r\r\nGET /a.txt HTTP/1.1\r\n$H\r\n", 400],
 	['HTTP/1.1 without Host', "GET /a.txt HTTP/1.1\r\n\r\n", 400],
+	# a fragment is never sent (RFC 9112 3.2.1): a proxy in front cuts
+	# "/x#/../private/a" to "/x" before its rules, and passes it on whole
+	['"#" in the target', "GET /x#/../a.txt HTTP/1.1\r\n$H\r\n", 400],
+	['"#" at the end of the target', "GET /a.txt# HTTP/1.1\r\n$H\r\n", 400],
+	['"#" in the query', "GET /a.txt?a#b HTTP/1.1\r\n$H\r\n", 400],
 	['two Host headers', "GET /a.txt HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400],
 	['HTTP/1.2', "GET /a.txt HTTP/1.2\r\n$H\r\n", 505],
 	['HTTP/2.0', "GET /a.txt HTTP/2.0\r\n$H\r\n", 505],
