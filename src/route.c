@@ -66,6 +66,10 @@ decode_path(struct request *r, int query_hack)
 	}
 	if ((len = path_normalize(path)) < 0)
 		return len == -2 ? -414 : -400;
+	/* a query's ".." ("/qh?/../private") must not lead out of it */
+	if (ENABLE_QUERY_HACK && r->req_qhack && strncmp(path,
+	    CONFIG_QUERY_HACK, sizeof(CONFIG_QUERY_HACK) - 1) != 0)
+		return -404;
 	return len;
 }
 

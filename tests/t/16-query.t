@@ -52,6 +52,15 @@ $t3->run();
 is(body_of('/m/p.html?a=1&b=2'), "200 mirror literal\n",
 	'QUERY_HACK=/m/: under the prefix the query is part of the name');
 is(body_of('/a.txt?x=1'), "200 plain\n", 'QUERY_HACK=/m/: elsewhere it is ignored');
+# the query is a name's end, never a way out of the prefix: a proxy in
+# front that guards another directory leaves the query alone, and these
+# read a.txt?x=1 (and with QUERY_HACK=index, secret/s.txt)
+like(body_of('/m/p.html?/../../a.txt?x=1'), qr/^404 /,
+	'QUERY_HACK=/m/: ".." in the query does not lead out of /m/');
+like(body_of('/m/p.html?%2f..%2f..%2fa.txt?x=1'), qr/^404 /,
+	'QUERY_HACK=/m/: nor an encoded one');
+like(body_of('/m/../a.txt?x=1'), qr/^404 /,
+	'QUERY_HACK=/m/: nor ".." in the path before the query');
 
 # upstream's own example: QUERY_HACK=index, a name below the document
 # root without its /, reads index.html?sorted=yes
@@ -65,5 +74,8 @@ is(body_of('/index.html?sorted=yes'), "200 index sorted\n",
 	'QUERY_HACK=index: index.html?sorted=yes, as upstream documents');
 is(body_of('/a.txt?x=1'), "200 plain\n",
 	'QUERY_HACK=index: other names ignore the query');
+$t4->write_file('secret/s.txt', "secret\n");
+like(body_of('/index.html?/../secret/s.txt'), qr/^404 /,
+	'QUERY_HACK=index: the query does not reach another directory');
 
 $t->done_testing();
