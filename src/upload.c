@@ -126,6 +126,22 @@ upload_locate(struct request *r, int create, char *name,
 	return dfd;
 }
 
+/* GZIP_STATIC: FILE.gz, which a client that takes gzip gets for FILE,
+ * goes with the FILE it stood for, replaced or removed: else that client
+ * went on getting the old content, even after a DELETE.  Under the
+ * commit lock. */
+static void
+upload_drop_gz(int dfd, const char *name)
+{
+	char gz[256 + 3];
+
+	if (!ENABLE_GZIP_STATIC)
+		return;
+	memcpy(gz, name, strlen(name));
+	memcpy(gz + strlen(name), ".gz", 4);
+	(void)unlinkat(dfd, gz, 0);
+}
+
 /* A status reply without a body (201, 204). */
 static int
 upload_done(struct conn *c, struct request *r, struct reply *rp, int status)
@@ -279,6 +295,7 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		status = errno == EEXIST ? 412 : errno_status(errno, 1);
 		goto abort;
 	}
+	upload_drop_gz(dfd, name);
 	/* the new name on the disk too before the client hears of it: a
 	 * router's power goes without warning (directories made for it were
 	 * synced by open_dirs).  The lock first: other commits need not
@@ -381,6 +398,8 @@ upload_delete(struct conn *c, struct request *r, struct reply *rp)
 	    errno_status(errno, 1) : file_preconditions(r, &st);
 	if (rc == 0 && remove_tree(dfd, name, 0) == -1)
 		rc = errno_status(errno, 1);
+	if (rc == 0)
+		upload_drop_gz(dfd, name);
 	/* gone on the disk too before the 204, as an upload is there */
 	(void)flock(dfd, LOCK_UN);
 	if (rc == 0)

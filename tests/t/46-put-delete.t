@@ -1299,4 +1299,29 @@ SKIP: {
 		'... and a small PUT works (201)');
 }
 
+# GZIP_STATIC: FILE.gz is what a client that takes gzip gets for FILE; a PUT
+# of FILE or its DELETE takes it away, else that client went on getting
+# the old content, after a DELETE too
+{
+	my $tg = MrhttpdTest->new(conf => { PUT_PATH => '/incoming', GZIP_STATIC => 1 });
+	$tg->has('gzip-static');
+	my $dir = $tg->htdocs . '/incoming';
+	make_path($dir);
+	spew("$dir/doc.txt", "v1\n");
+	spew("$dir/doc.txt.gz", "v1, gzipped\n");
+	spew("$dir/del.txt", "d1\n");
+	spew("$dir/del.txt.gz", "d1, gzipped\n");
+	$tg->run;
+	my $gz = 'Accept-Encoding: gzip';
+	is(req('GET', '/incoming/doc.txt', undef, $gz)->{body}, "v1, gzipped\n",
+		'GZIP_STATIC: doc.txt.gz for a client that takes gzip');
+	is(req('PUT', '/incoming/doc.txt', "v2\n")->{status}, 204, '... PUT doc.txt: 204');
+	my $r = req('GET', '/incoming/doc.txt', undef, $gz);
+	is($r->{body}, "v2\n", '... then that client gets the new doc.txt, not the old .gz');
+	ok(!-e "$dir/doc.txt.gz", '... doc.txt.gz is gone');
+	is(req('DELETE', '/incoming/del.txt')->{status}, 204, 'DELETE del.txt: 204');
+	is(req('GET', '/incoming/del.txt', undef, $gz)->{status}, 404,
+		'... then a client that takes gzip gets 404 too, not the old .gz');
+}
+
 $t->done_testing();
