@@ -1031,8 +1031,10 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 			rc = dirlist_serve(c, r, rp, lk.lk_dirfd);
 			close(lk.lk_dirfd);
 			return rc;
-		default:
-			return response_error(c, r, rp, lk.lk_status);
+		default:	/* a 404 is cached: it may be FILE.gz's */
+			return ENABLE_GZIP_STATIC ? response_error_field(c, r,
+			    rp, lk.lk_status, "Vary", "Accept-Encoding") :
+			    response_error(c, r, rp, lk.lk_status);
 		}
 	}
 	e = lk.lk_e;

@@ -171,6 +171,7 @@ $tg->write_file('page.html', $plain);
 my $gzbytes = "\x1f\x8b" . ('z' x 40);	# served as is: the server never reads it
 $tg->write_file('page.html.gz', $gzbytes);
 $tg->write_file('only.txt', "no gz here\n");
+$tg->write_file('og.txt.gz', $gzbytes);
 $tg->run();
 
 $r = req('GET', '/page.html', 'Accept-Encoding: gzip, deflate');
@@ -203,6 +204,13 @@ is(status('GET', '/page.html', 'Accept-Encoding: gzip',
 	'If-None-Match: ' . ($gz_etag // '"x"')),
 	$tg->feature('validators') ? 304 : 200,
 	'the gzip variant revalidates by its ETag (VALIDATORS=0: 200)');
+# a 404 may be cached (RFC 9111 4.2.2): one for FILE, where only FILE.gz
+# is there, must not be given to a client that takes gzip
+$r = req('GET', '/og.txt');
+is($r->{status}, 404, 'only og.txt.gz there: 404 for a client without gzip');
+like($r->{headers}{vary} // '', qr/Accept-Encoding/i, '... with Vary: Accept-Encoding');
+is(req('GET', '/og.txt', 'Accept-Encoding: gzip')->{body}, $gzbytes,
+	'... and og.txt.gz for one that takes it');
 $tg->stop();
 
 $t->done_testing();
