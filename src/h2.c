@@ -2371,6 +2371,29 @@ upgrade_named(const struct request *r)
 	return got == 3;
 }
 
+/* The upgraded request's target as :path, with its query. */
+static void
+h2s_path(struct h2s *s, const struct request *r)
+{
+	size_t n = r->req_target_len;
+	char *p;
+
+	/* "http://h?q" left req_target "/", its query apart */
+	if (r->req_query == NULL || r->req_query == r->req_target + r->req_path_len + 1) {
+		h2s_field(s, ":path", 5, r->req_target, n);
+		return;
+	}
+	n += 1 + r->req_query_len;
+	if ((p = h2s_alloc(s, n)) == NULL) {
+		s->s_status = 500;
+		return;
+	}
+	memcpy(p, r->req_target, r->req_target_len);
+	p[r->req_target_len] = '?';
+	memcpy(p + r->req_target_len + 1, r->req_query, r->req_query_len);
+	h2s_field(s, ":path", 5, p, n);
+}
+
 int
 h2_upgrade(struct conn *c, struct request *r, size_t headlen)
 {
@@ -2416,7 +2439,7 @@ h2_upgrade(struct conn *c, struct request *r, size_t headlen)
 	h->h_fail = conn_write(c, ok, sizeof(ok) - 1) == -1;
 	/* the request, as stream 1 */
 	h2s_field(s, ":method", 7, r->req_line, r->req_method_len);
-	h2s_field(s, ":path", 5, r->req_target, r->req_target_len);
+	h2s_path(s, r);
 	for (i = 0; i < r->req_nhdrs; i++)
 		if (!upgrade_only(&r->req_hdrs[i]))
 			h2s_field(s, r->req_hdrs[i].h_name,

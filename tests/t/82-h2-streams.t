@@ -489,6 +489,15 @@ SKIP: {
 		. "Connection: http2-settings, UPGRADE\r\nUpgrade: h2c\r\n"
 		. "HTTP2-Settings: $good\r\n\r\n", timeout => 2);
 	is(substr($resp, 0, 13), 'HTTP/1.1 101 ', 'both options, any case, over two Connection fields: 101');
+	# an absolute-form target with no path: "/" and its query, which
+	# stream 1 lost ("GET / HTTP/2.0")
+	$resp = http("GET http://x?up=1 HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+		. "HTTP2-Settings: $good\r\n\r\n" . h2_preface() . h2_settings(),
+		timeout => 1);
+	is(substr($resp, 0, 13), 'HTTP/1.1 101 ', 'Upgrade of GET http://x?up=1: 101');
+	ok(wait_for(sub { ($t->log // '') =~ m{"GET /\?up=1 HTTP/2\.0" } }, 2),
+		'... and stream 1 is "/?up=1", the query kept') or diag($t->log);
 }
 
 # --- the header fields of streams whose answers are held back ----------------------
