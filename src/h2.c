@@ -57,6 +57,7 @@ enum {
 	H2_HELD = 4 * CONFIG_HTTP2_MAX_HEADER_LIST,
 	H2_OVER = 1,		/* s_status: refused for H2_HELD, retryable */
 	H2_IN = 65535,		/* a request body's buffer: its window */
+	H2_IN_FIRST = 1024,	/* ... as first allocated: it grows, doubling */
 	/* a stream's first window (SETTINGS_INITIAL_WINDOW_SIZE): one
 	 * frame of the default size; opened to H2_IN when it gets its
 	 * thread (h2_open_window), so that streams that wait hold less */
@@ -135,7 +136,7 @@ struct h2s {
 					 * thread: the connection's window is
 					 * back already (h2s_buffer) */
 	char		*s_in;		/* the request body as it comes */
-	size_t		 s_in_pos, s_in_len;
+	size_t		 s_in_pos, s_in_len, s_in_cap;
 	int		 s_in_end;
 	int		 s_in_gone;	/* stopping: what has not come never will */
 	int		 s_poke;	/* its thread polls c_hup for the body */
@@ -1230,6 +1231,7 @@ h2s_drop_body(struct h2 *h, struct h2s *s)
 	s->s_body = 0;
 	free(s->s_in);
 	s->s_in = NULL;
+	s->s_in_cap = 0;
 }
 
 /* Answers a stream at once, without running it: a refusal. */
@@ -1792,6 +1794,34 @@ h2s_reset(struct h2 *h, struct h2s *s, uint32_t code)
 }
 
 /*
+ * Makes s_in hold need bytes: it starts small and doubles, up to H2_IN,
+ * so that a stream sent a byte of its body takes a kilobyte, not the
+ * whole window (thousands of them waiting for threads took 64 KiB of
+ * memory each).  Under h_lock: its thread reads s_in under it.  0, or
+ * -1 when out of memory or past the window.
+ */
+static int
+h2s_room(struct h2s *s, size_t need)
+{
+	size_t cap = s->s_in_cap ? s->s_in_cap : H2_IN_FIRST;
+	char *in;
+
+	if (need <= s->s_in_cap)
+		return 0;
+	if (need > H2_IN)
+		return -1;
+	while (cap < need)
+		cap *= 2;
+	if (cap > H2_IN)
+		cap = H2_IN;
+	if ((in = realloc(s->s_in, cap)) == NULL)
+		return -1;
+	s->s_in = in;
+	s->s_in_cap = cap;
+	return 0;
+}
+
+/*
  * Keeps n body bytes for s's thread, within its window (nghttp2 checks
  * it), under h_lock.  A stream without a thread yet gives the
  * connection's window back at once: else streams that wait for a thread
@@ -1808,17 +1838,15 @@ h2s_buffer(struct h2 *h, struct h2s *s, const uint8_t *p, size_t n)
 		h2s_reset(h, s, NGHTTP2_REFUSED_STREAM);
 		return 0;
 	}
-	if (s->s_in == NULL)
-		s->s_in = malloc(H2_IN);
 	if (s->s_in_pos == s->s_in_len)
 		s->s_in_pos = s->s_in_len = 0;
-	else if (s->s_in_len + n > H2_IN) {
+	else if (s->s_in_len + n > s->s_in_cap) {
 		memmove(s->s_in, s->s_in + s->s_in_pos,
 		    s->s_in_len - s->s_in_pos);
 		s->s_in_len -= s->s_in_pos;
 		s->s_in_pos = 0;
 	}
-	if (s->s_in == NULL || s->s_in_len + n > H2_IN) {
+	if (h2s_room(s, s->s_in_len + n) != 0) {
 		/* out of memory: better no body than a cut one */
 		h2s_reset(h, s, NGHTTP2_INTERNAL_ERROR);
 		return 0;
