@@ -55,7 +55,15 @@ enum {
 	 * some end, else each of HTTP2_MAX_STREAMS whose answers a client
 	 * holds back keeps a whole header list */
 	H2_HELD = 4 * CONFIG_HTTP2_MAX_HEADER_LIST,
-	H2_OVER = 1,		/* s_status: refused for H2_HELD, retryable */
+	H2_OVER = 1,		/* s_status: refused for H2_HELD or H2_LIVE,
+				 * retryable */
+	/* streams alive in the server (their answers not all sent: held
+	 * back by their clients, or waiting for threads), past which a
+	 * connection with H2_FLOOR of them gets no more (H2_OVER) until
+	 * some end; so that they are bounded by MAX_CONNECTIONS, not by
+	 * MAX_CONNECTIONS times HTTP2_MAX_STREAMS (3.4 KB each) */
+	H2_LIVE = 4 * CONFIG_MAX_CONNECTIONS,
+	H2_FLOOR = 4,
 	H2_IN = 65535,		/* a request body's buffer: its window */
 	H2_IN_FIRST = 1024,	/* ... as first allocated: it grows, doubling */
 	/* a stream's first window (SETTINGS_INITIAL_WINDOW_SIZE): one
@@ -182,6 +190,7 @@ struct h2 {
 	size_t		 h_outlen;
 	size_t		 h_round;	/* written in this round (H2_ROUND) */
 	size_t		 h_free;	/* the streams' s_free, at most H2_WAITING */
+	int		 h_live;	/* its streams, the driver's only */
 	size_t		 h_held;	/* the streams' chunks and Cookies, bytes
 					 * (H2_HELD); the driver's only */
 	int		 h_more;	/* the round ended with more to send */
@@ -190,6 +199,7 @@ struct h2 {
 static nghttp2_session_callbacks *callbacks;
 static nghttp2_option *options;
 static int threads;		/* stream threads in the server, atomic */
+static int live;		/* streams in the server, atomic (H2_LIVE) */
 /* The stream threads waiting for their clients, the longest first (each
  * wait goes to the back when it begins or its body moves); and how many
  * of them were cut and have not ended yet (atomic, raised under
@@ -351,6 +361,10 @@ h2s_new(struct h2 *h, int32_t id)
 		s->s_next->s_prev = &s->s_next;
 	s->s_prev = &h->h_streams;
 	h->h_streams = s;
+	h->h_live++;
+	if (__atomic_add_fetch(&live, 1, __ATOMIC_RELAXED) > H2_LIVE &&
+	    h->h_live > H2_FLOOR)
+		s->s_status = H2_OVER;	/* refused once its headers end */
 	return s;
 }
 
@@ -392,6 +406,8 @@ h2s_free(struct h2s *s)
 		close(s->s_conn.c_hup);
 	if ((*s->s_prev = s->s_next) != NULL)
 		s->s_next->s_prev = s->s_prev;
+	s->s_h2->h_live--;
+	__atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
 	while ((k = s->s_chunks) != NULL) {
 		s->s_chunks = k->k_next;
 		s->s_h2->h_held -= k->k_size;

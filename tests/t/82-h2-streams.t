@@ -717,4 +717,48 @@ ok($t->alive, 'the server is still up');
 	is(body_of($f, 3), "late abc\n", '... and a program that had its whole body answered');
 	close $c;
 }
+
+# --- the streams the server keeps alive, all connections together -----------------
+# Streams whose answers their clients hold back, or that wait for a
+# thread, were bounded only by MAX_CONNECTIONS times HTTP2_MAX_STREAMS,
+# 3.4 KB each: 84 MB for one address's 256 connections with small
+# requests.  Past four per slot of MAX_CONNECTIONS (64 here) a connection
+# that has four gets no more (REFUSED_STREAM) until some end, so another
+# client still has four at a time.
+{
+	my $ts = MrhttpdTest->new(conf => { HTTP2 => 1, MAX_CONNECTIONS => 16,
+		MAX_CONNECTIONS_PER_IP => 0 });
+	$ts->write_file('index.html', "hello\n");
+	$ts->run;
+	my $count = sub {
+		my ($c, $n) = @_;
+		my ($f) = h2_read($c, 3, sub { ($_[0]{type} == H2_HEADERS ||
+			$_[0]{type} == H2_RST) && --$n == 0 });
+		my @a = grep { $_->{type} == H2_HEADERS } @$f;
+		my @r = grep { $_->{type} == H2_RST && unpack('N', $_->{payload}) == 7 } @$f;
+		return (scalar @a, scalar @r);
+	};
+	my $gets = sub { my ($c, $from, $n) = @_;
+		http_send($c, join '', map { h2_headers(2 * $_ - 1, '/index.html') }
+			$from .. $from + $n - 1) };
+	my $a = h2_open($ts->port, 4 => 0);	# answers held back
+	$gets->($a, 1, 60);
+	my ($ans, $ref) = $count->($a, 60);
+	is("$ans/$ref", '60/0', 'one connection, 60 streams held: all answered');
+	my $b = h2_open($ts->port, 4 => 0);
+	$gets->($b, 1, 20);
+	($ans, $ref) = $count->($b, 20);
+	is("$ans/$ref", '4/16', '... a second one: 4 answered (64 in all), 16 refused');
+	my $c = h2_open($ts->port, 4 => 0);
+	$gets->($c, 1, 3);
+	($ans, $ref) = $count->($c, 3);
+	is("$ans/$ref", '3/0', '... a third one still has its first four');
+	close $a;
+	sleep 0.5;
+	$gets->($b, 21, 5);
+	($ans, $ref) = $count->($b, 5);
+	is("$ans/$ref", '5/0', '... and once the first has gone, the second is served again');
+	close $_ for $b, $c;
+	$ts->stop;
+}
 $t->done_testing();
