@@ -128,8 +128,9 @@ upload_locate(struct request *r, int create, char *name,
 
 /* GZIP_STATIC: FILE.gz, which a client that takes gzip gets for FILE,
  * goes with the FILE it stood for, replaced or removed: else that client
- * went on getting the old content, even after a DELETE.  Under the
- * commit lock. */
+ * went on getting the old content, even after a DELETE.  Not with a
+ * directory: DIR.gz is a file of its own (an archive of it, say).  Under
+ * the commit lock. */
 static void
 upload_drop_gz(int dfd, const char *name)
 {
@@ -398,7 +399,7 @@ upload_delete(struct conn *c, struct request *r, struct reply *rp)
 	    errno_status(errno, 1) : file_preconditions(r, &st);
 	if (rc == 0 && remove_tree(dfd, name, 0) == -1)
 		rc = errno_status(errno, 1);
-	if (rc == 0)
+	if (rc == 0 && S_ISREG(st.st_mode))	/* a directory's is no variant */
 		upload_drop_gz(dfd, name);
 	/* gone on the disk too before the 204, as an upload is there */
 	(void)flock(dfd, LOCK_UN);

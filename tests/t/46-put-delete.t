@@ -1311,6 +1311,9 @@ SKIP: {
 	spew("$dir/doc.txt.gz", "v1, gzipped\n");
 	spew("$dir/del.txt", "d1\n");
 	spew("$dir/del.txt.gz", "d1, gzipped\n");
+	make_path("$dir/tree");
+	spew("$dir/tree/x", "x\n");
+	spew("$dir/tree.gz", "an archive\n");
 	$tg->run;
 	my $gz = 'Accept-Encoding: gzip';
 	is(req('GET', '/incoming/doc.txt', undef, $gz)->{body}, "v1, gzipped\n",
@@ -1322,6 +1325,8 @@ SKIP: {
 	is(req('DELETE', '/incoming/del.txt')->{status}, 204, 'DELETE del.txt: 204');
 	is(req('GET', '/incoming/del.txt', undef, $gz)->{status}, 404,
 		'... then a client that takes gzip gets 404 too, not the old .gz');
+	is(req('DELETE', '/incoming/tree')->{status}, 204, 'DELETE of a directory, tree: 204');
+	ok(-e "$dir/tree.gz", '... tree.gz beside it, a file of its own, stays');
 }
 
 $t->done_testing();
