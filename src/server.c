@@ -21,8 +21,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__GLIBC__)
+/* glibc keeps freed memory in its arenas until asked (uClibc-ng says
+ * it is glibc too, and may have no malloc_trim); others give it back */
+#if defined(__GLIBC__) && !defined(__UCLIBC__)
 #include <malloc.h>
+#define LIBC_TRIM	1
+#else
+#define LIBC_TRIM	0
+static inline int malloc_trim(size_t pad) { (void)pad; return 0; }
 #endif
 
 #include "mrhttpd.h"
@@ -329,28 +335,25 @@ room_made(void)
 }
 
 /*
- * The last connection ended: the memory freed meanwhile goes back to the
- * system, at most once a second.  glibc keeps it in its arenas, so that
- * after 250 connections' HTTP/2 streams or 1,000 TLS handshakes had ended
- * the server still held 100 MB and more, which the kernel's OOM killer
- * counts against it.  Only builds that allocate per connection (TLS,
- * HTTP/2); other C libraries have nothing to call.
+ * Builds whose connections and streams allocate (TLS, HTTP/2) give the
+ * memory freed back to the system once the last connection has ended:
+ * after a second of rest, on the turn holder (mem_trim_due), so that no
+ * one waits for it.  glibc kept it in its arenas: after 250 connections'
+ * HTTP/2 streams or 1,000 TLS handshakes had ended, 100 MB and more,
+ * which the kernel's OOM killer counts against the server.
  */
-static void
-mem_trim(void)
-{
-#if defined(__GLIBC__)
-	static unsigned last;	/* 32 bits: no 64-bit atomics on MIPS32 */
-	unsigned now;
+enum { MEM_TRIM = LIBC_TRIM && (ENABLE_TLS || ENABLE_HTTP2) };
+static int trim_due;	/* atomic: the last connection ended since */
 
-	if (!ENABLE_TLS && !ENABLE_HTTP2)
-		return;
-	now = (unsigned)now_ms();
-	if (now - __atomic_load_n(&last, __ATOMIC_RELAXED) < 1000)
-		return;
-	__atomic_store_n(&last, now, __ATOMIC_RELAXED);
-	(void)malloc_trim(0);
-#endif
+/* The last connection ended: the turn holder is woken to rest, then
+ * trim (once, however many end meanwhile). */
+static void
+mem_trim_due(void)
+{
+	static const uint64_t one = 1;
+
+	if (MEM_TRIM && !__atomic_exchange_n(&trim_due, 1, __ATOMIC_RELAXED))
+		(void)!write(turn.t_wakefd, &one, sizeof(one));
 }
 
 /* A connection ended: its descriptor is closed, its slot becomes free. */
@@ -369,7 +372,7 @@ slot_free(struct slot *s)
 	left = __atomic_sub_fetch(&conns, 1, __ATOMIC_SEQ_CST);
 	room_made();
 	if (left == 0)
-		mem_trim();
+		mem_trim_due();
 }
 
 /* Where slot s keeps a head parked half-sent. */
@@ -1003,15 +1006,18 @@ defer_take(void)
 	return NULL;
 }
 
-/* The line's ring, behind the batch of events, and its eventfd. */
+/* The line's ring, behind the batch of events (TLS), and the eventfd
+ * that wakes the turn holder (TLS, MEM_TRIM). */
 static int
 defer_init(void)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET,
 	    .data.u32 = (uint32_t)EV_WAKE };
 
-	turn.t_defer_ring = (int *)(void *)(turn.t_evs + EV_BATCH);
-	turn.t_defer_in = (unsigned char *)(turn.t_defer_ring + SLOTS);
+	if (ENABLE_TLS) {
+		turn.t_defer_ring = (int *)(void *)(turn.t_evs + EV_BATCH);
+		turn.t_defer_in = (unsigned char *)(turn.t_defer_ring + SLOTS);
+	}
 	turn.t_popped = -1;
 	turn.t_wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return turn.t_wakefd == -1 ? -1 :
@@ -1057,7 +1063,9 @@ next_conn(void)
 			if (turn.t_paused_until != 0 &&
 			    (until == -1 || turn.t_paused_until < until))
 				until = turn.t_paused_until;
-			if (turn.t_cache_used && (until == -1 || now + 1000 < until))
+			if ((turn.t_cache_used || (MEM_TRIM && __atomic_load_n(
+			    &trim_due, __ATOMIC_RELAXED))) &&
+			    (until == -1 || now + 1000 < until))
 				until = now + 1000;
 			if (server_stopping() &&
 			    (until == -1 || now + STOP_QUIET_MS < until))
@@ -1067,6 +1075,9 @@ next_conn(void)
 			    until == -1 ? -1 : (int)(until - now));
 			if (n == 0) {
 				file_cache_flush();
+				if (MEM_TRIM && __atomic_exchange_n(&trim_due,
+				    0, __ATOMIC_RELAXED))
+					(void)malloc_trim(0);
 				turn.t_cache_used = 0;
 				if (server_stopping())
 					turn.t_stop_quiet = 1;
@@ -1079,7 +1090,8 @@ next_conn(void)
 		}
 		tag = (int)turn.t_evs[turn.t_ev_i].data.u32;
 		hup = turn.t_evs[turn.t_ev_i++].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR);
-		if (ENABLE_TLS && tag == EV_WAKE) {	/* a step ended */
+		if ((ENABLE_TLS || MEM_TRIM) && tag == EV_WAKE) {
+			/* a step ended, or the last connection */
 			(void)!read(turn.t_wakefd, &woken, sizeof(woken));
 			continue;
 		}
@@ -1339,7 +1351,7 @@ run_start(int ready)
 	if (stash == MAP_FAILED || peer_init() == -1 ||
 	    (sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1 ||
 	    (turn.t_epfd = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
-	    (ENABLE_TLS && defer_init() == -1) ||
+	    ((ENABLE_TLS || MEM_TRIM) && defer_init() == -1) ||
 	    (listener_update(), !listener.l_in_set)) {
 		static const char msg[] =
 		    "mrhttpd: cannot start the event loop\n";

@@ -388,8 +388,9 @@ SKIP: {
 		. "windows at zero: the server's memory grew $grew kB (under 40 MB)");
 	close $_ for @c;
 	# once the last connection has ended, what was freed goes back to
-	# the system: glibc kept it (after 250 such connections, 116 MB)
-	my $back = wait_for(sub { rss($t->pid) - $rss0 < ($rss1 - $rss0) / 2 }, 5);
+	# the system: glibc kept it (after 250 such connections, 116 MB).
+	# A third of what it grew, at least: the threads' stacks stay a while
+	my $back = wait_for(sub { $rss1 - rss($t->pid) > ($rss1 - $rss0) / 3 }, 5);
 	ok($back, sprintf('... and once they are closed, the memory goes back: RSS %d kB, '
 		. '%d kB during, %d kB before', rss($t->pid), $rss1, $rss0));
 }
