@@ -1595,12 +1595,17 @@ cgi_serve(struct conn *c, struct request *r, struct reply *rp)
 	cgi_track(&g, 1);
 	g.g_start = g.g_body_at = now_ms();
 	g.g_deadline = g.g_body_at + CONFIG_CGI_TIMEOUT * 1000LL;
+	/* its output waits for a slow client no longer than it may run:
+	 * else a client taking a byte a second kept it, and its CGI_MAX
+	 * place, for ever */
+	c->c_wdue = g.g_deadline;
 	if (!body_pending(c->c_body)) {
 		g.g_body_done = 1;
 		close(g.g_in);
 		g.g_in = -1;
 	}
 	rc = cgi_run(&g, rp);
+	c->c_wdue = 0;
 	cgi_finish(&g);
 	cgi_track(&g, 0);
 	if (rc == 1)

@@ -1064,14 +1064,22 @@ static int
 h2s_await(struct h2s *s, int (*done)(const struct h2s *))
 {
 	struct timespec t;
-	long long seen = -1;
+	long long seen = -1, ms;
 
 	/* cut, it still waits for a frame in flight: the driver sends it
 	 * from the descriptor its handler closes once this returns */
 	while (!done(s) && !s->s_closed && !(s->s_cut && !s->s_inflight)) {
 		if (seen != s->s_bytes) {
 			seen = s->s_bytes;
-			abstime(&t, CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL);
+			ms = CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL;
+			/* a program's reply: no wait past its CGI_TIMEOUT
+			 * (c_wdue), however slowly the client takes it */
+			if (ENABLE_CGI && s->s_conn.c_wdue != 0 &&
+			    s->s_conn.c_wdue - now_ms() < ms)
+				ms = s->s_conn.c_wdue - now_ms();
+			if (ms <= 0 && !s->s_inflight)
+				break;
+			abstime(&t, ms > 0 ? ms : 0);
 			h2s_waiting(s, 1);
 		}
 		if (pthread_cond_timedwait(&s->s_cond, &s->s_h2->h_lock, &t) ==

@@ -40,7 +40,10 @@ plain_read(struct conn *c, void *buf, size_t n)
 static int
 wait_writable(struct conn *c)
 {
-	return server_wait(c, POLLOUT, CONFIG_REQUEST_TIMEOUT * 1000) > 0 ?
+	long long ms = conn_write_ms(c);
+
+	/* none left (c_wdue passed): a negative wait would be for ever */
+	return (!ENABLE_CGI || ms > 0) && server_wait(c, POLLOUT, (int)ms) > 0 ?
 	    0 : -1;
 }
 

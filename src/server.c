@@ -886,6 +886,8 @@ conn_accept(int l)
 	s->s_conn.c_fresh = 1;
 	s->s_conn.c_len = 0;
 	s->s_conn.c_due = 0;
+	if (ENABLE_CGI)
+		s->s_conn.c_wdue = 0;
 	__atomic_store_n(&s->s_conn.c_more, 0, __ATOMIC_RELAXED);
 	s->s_added = 0;
 	memcpy(s->s_peer, key, sizeof(key));

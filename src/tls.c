@@ -414,8 +414,8 @@ tls_write(struct conn *c, const unsigned char *p, size_t n, int flags)
 		if (r > 0) {
 			p += r;
 			n -= (size_t)r;
-		} else if ((flags & IO_NOWAIT) || tls_await(c, r, now_ms() +
-		    CONFIG_REQUEST_TIMEOUT * 1000LL) == -1) {
+		} else if ((flags & IO_NOWAIT) ||
+		    tls_await(c, r, now_ms() + conn_write_ms(c)) == -1) {
 			t->tl_broken = 1;
 			c->c_close = 1;
 			return -1;

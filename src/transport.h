@@ -85,7 +85,22 @@ struct conn {
 	char		*c_buf;
 	struct h2	*c_h2;		/* HTTP/2 session (h2.c), once spoken */
 	int		 c_hup;		/* HTTP/2 stream: see conn_watch(); else -1 */
+	long long	 c_wdue;	/* a program's reply: no write waits for
+					 * the client past its CGI_TIMEOUT,
+					 * monotonic ms; else 0 */
 };
+
+/* How long a write may wait for the client: REQUEST_TIMEOUT, or less,
+ * up to c_wdue.  Milliseconds; none left: 0 or less. */
+static inline long long
+conn_write_ms(const struct conn *c)
+{
+	long long ms = CONFIG_REQUEST_TIMEOUT * 1000LL, left;
+
+	if (ENABLE_CGI && c->c_wdue != 0 && (left = c->c_wdue - now_ms()) < ms)
+		ms = left;
+	return ms;
+}
 
 static inline ssize_t
 conn_read(struct conn *c, void *buf, size_t n)

@@ -706,4 +706,34 @@ SKIP: {
 	run_cmd('pkill', '-KILL', '-f', '^sleep 4[1234]$');
 }
 
+# --- a client that takes the output a trickle at a time (CGI_TIMEOUT=2) -----------
+# (REQUEST_TIMEOUT=10)
+# Each write waited up to REQUEST_TIMEOUT from the client's last byte taken,
+# and the deadline was looked at only between pieces of output: a client
+# that takes 100 bytes a second kept the program, and its CGI_MAX place,
+# for a minute a piece.  Now no write waits past CGI_TIMEOUT.
+{
+	my $tc = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin,
+		CGI_TIMEOUT => 2, REQUEST_TIMEOUT => 10 });
+	$tc->allow_log(qr/cgi \S+: /);
+	$tc->run();
+	unlink "$run/flood-out.sh.pid";
+	my $s = IO::Socket::INET->new(Proto => 'tcp') or die "socket: $!";
+	setsockopt($s, SOL_SOCKET, SO_RCVBUF, pack('i', 4096)) or die "SO_RCVBUF: $!";
+	$s->connect(pack_sockaddr_in($tc->port, inet_aton('127.0.0.1'))) or die "connect: $!";
+	http_send($s, "GET /cgi-bin/flood-out.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+	my $pg = pid_of('flood-out.sh');
+	my ($t0, $ended) = (time);
+	while (time - $t0 < 12 * $slow) {
+		sysread($s, my $b, 100);
+		if (!pgrp_members($pg)) { $ended = time - $t0; last }
+		sleep 0.5;
+	}
+	ok(defined $ended && $ended < 5 * $slow, sprintf('a client taking 200 bytes a second: '
+		. 'the program ends at CGI_TIMEOUT (after %s s)',
+		defined $ended ? sprintf('%.1f', $ended) : 'more than ' . 12 * $slow));
+	close $s;
+	$tc->stop;
+}
+
 $t->done_testing();

@@ -46,6 +46,14 @@ $| = 1;
 print "Content-Type: text/plain\n\n";
 while (my $l = <STDIN>) { print uc $l; last if $l =~ /^bye/ }
 EOF
+# flood.sh: output without end, its pid in $dir/flood.pid
+script("$dir/cgi-bin/flood.sh", <<"EOF");
+#!/bin/sh
+echo \$\$ > '$dir/flood.pid'
+printf 'Content-Type: text/plain\n\n'
+l=\$(printf '%01000d' 0)
+while :; do echo \$l || exit; done
+EOF
 # late.sh: reads its 3 bytes, then answers half a second later
 script("$dir/cgi-bin/late.sh", <<'EOF');
 #!/bin/sh
@@ -761,5 +769,33 @@ ok($t->alive, 'the server is still up');
 	is("$ans/$ref", '5/0', '... and once the first has gone, the second is served again');
 	close $_ for $b, $c;
 	$ts->stop;
+}
+# --- a program's output taken a trickle at a time (CGI_TIMEOUT=2) ----------------
+# A client that opens the window by 100 bytes every half second moves the
+# stream, so HTTP2_IDLE_TIMEOUT never ends it, and the program's wait for
+# its piece to be taken had no other end: it ran, with its CGI_MAX place,
+# for as long as the client went on (three addresses held CGI_MAX=3 for
+# good).  Now it waits no longer than CGI_TIMEOUT.
+{
+	my $tc = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
+		CGI_DIR => "$dir/cgi-bin", CGI_TIMEOUT => 2, HTTP2_IDLE_TIMEOUT => 10 });
+	$tc->allow_log(qr/cgi \S+: /);
+	$tc->run;
+	unlink "$dir/flood.pid";
+	my $c = h2_open($tc->port, 4 => 0);	# stream windows at 0
+	http_send($c, h2_headers(1, '/cgi-bin/flood.sh'));
+	my $pid;
+	wait_for(sub { ($pid) = (slurp("$dir/flood.pid") // '') =~ /^(\d+)/; $pid }, 5);
+	my ($t0, $ended, $f) = (time, undef, $ENV{RUN_WRAPPER} ? 3 : 1);
+	while ($pid && time - $t0 < 12 * $f) {
+		if (!kill(0, $pid)) { $ended = time - $t0; last }
+		http_send($c, h2_frame(H2_WINDOW, 0, 1, pack('N', 100)));
+		h2_read($c, 0.5);
+	}
+	ok(defined $ended && $ended < 5 * $f, sprintf('a client opening the window 100 bytes '
+		. 'at a time: the program ends at CGI_TIMEOUT (after %s s)',
+		defined $ended ? sprintf('%.1f', $ended) : 'more than ' . 12 * $f));
+	close $c;
+	$tc->stop;
 }
 $t->done_testing();
