@@ -1309,6 +1309,16 @@ cgi_stream(void *arg, struct stream *st)
 	return (int)n;
 }
 
+/* An error of ours for the program's request: it waits for the client
+ * as any answer does, not by the program's clock (c_wdue), which may have
+ * run out (504): over HTTP/2 the answer was lost, the stream reset. */
+static int
+cgi_error(struct cgi *g, struct reply *rp, int status)
+{
+	g->g_conn->c_wdue = 0;
+	return response_error(g->g_conn, g->g_req, rp, status);
+}
+
 /* Answers with an error of ours, before the program's output ends: no
  * 102 may follow it. */
 static int
@@ -1316,7 +1326,7 @@ cgi_answer(struct cgi *g, struct reply *rp, int status)
 {
 	g->g_sent = 1;
 	g->g_fail = status;	/* and the program is ended (cgi_finish) */
-	return response_error(g->g_conn, g->g_req, rp, status);
+	return cgi_error(g, rp, status);
 }
 
 /*
@@ -1398,12 +1408,11 @@ cgi_run(struct cgi *g, struct reply *rp)
 		}
 	}
 	if (g->g_fail != 0)
-		return g->g_fail == -1 ? -1 :
-		    response_error(g->g_conn, g->g_req, rp, g->g_fail);
+		return g->g_fail == -1 ? -1 : cgi_error(g, rp, g->g_fail);
 	if (end == 0 && (!g->g_nph || g->g_pend == NULL)) {
 		log_warn("cgi %s: no header block before it ended", g->g_script);
 		g->g_fail = 500;	/* it may run on without its stdout */
-		return response_error(g->g_conn, g->g_req, rp, 500);
+		return cgi_error(g, rp, 500);
 	}
 	return cgi_respond(g, rp, (size_t)end);
 }

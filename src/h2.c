@@ -82,6 +82,7 @@ enum {
 	H2_RETRY_MS = 100,	/* a stream waits for its address's share */
 	H2_GRACE_MS = 1000,	/* past HTTP2_IDLE_TIMEOUT, for the threads' */
 	H2_CUTS = 4,		/* waits cut at once (h2_cut) */
+	H2_INFLIGHT_MS = 10,	/* a wait past its time for a frame in flight */
 	/* files the streams answered on the driver may keep open at once,
 	 * a connection (h2s_own): past that a file is answered on a thread
 	 * (H2_THREADS, the rest waiting without one), so that a client
@@ -1079,12 +1080,16 @@ h2s_await(struct h2s *s, int (*done)(const struct h2s *))
 				ms = s->s_conn.c_wdue - now_ms();
 			if (ms <= 0 && !s->s_inflight)
 				break;
-			abstime(&t, ms > 0 ? ms : 0);
+			abstime(&t, ms > 0 ? ms : H2_INFLIGHT_MS);
 			h2s_waiting(s, 1);
 		}
 		if (pthread_cond_timedwait(&s->s_cond, &s->s_h2->h_lock, &t) ==
-		    ETIMEDOUT && seen == s->s_bytes && !s->s_inflight)
-			break;
+		    ETIMEDOUT && seen == s->s_bytes) {
+			if (!s->s_inflight)
+				break;
+			/* a frame in flight is sent soon: wait, not spin */
+			abstime(&t, H2_INFLIGHT_MS);
+		}
 	}
 	h2s_waiting(s, 0);
 	if (done(s) && !s->s_cut)

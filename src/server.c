@@ -1077,8 +1077,11 @@ next_conn(void)
 			    until == -1 ? -1 : (int)(until - now));
 			if (n == 0) {
 				file_cache_flush();
+				/* none has come back meanwhile: else the
+				 * next last one wakes it again */
 				if (MEM_TRIM && __atomic_exchange_n(&trim_due,
-				    0, __ATOMIC_RELAXED))
+				    0, __ATOMIC_RELAXED) &&
+				    __atomic_load_n(&conns, __ATOMIC_RELAXED) == 0)
 					(void)malloc_trim(0);
 				turn.t_cache_used = 0;
 				if (server_stopping())

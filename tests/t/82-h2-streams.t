@@ -796,6 +796,17 @@ ok($t->alive, 'the server is still up');
 		. 'at a time: the program ends at CGI_TIMEOUT (after %s s)',
 		defined $ended ? sprintf('%.1f', $ended) : 'more than ' . 12 * $f));
 	close $c;
+	# a program past CGI_TIMEOUT before its head: the 504 is ours, and
+	# goes out (it was lost, the stream reset, while c_wdue applied to it)
+	my $c2 = h2_open($tc->port);
+	http_send($c2, h2_headers(1, '/cgi-bin/sleep.sh'));
+	my ($f2) = h2_read($c2, 10 * $f, ended(1));
+	my ($hd) = grep { $_->{type} == H2_HEADERS && $_->{id} == 1 } @$f2;
+	my ($rst) = grep { $_->{type} == H2_RST && $_->{id} == 1 } @$f2;
+	ok($hd && !$rst && body_of($f2, 1) =~ /504/, 'a program past CGI_TIMEOUT: '
+		. 'its 504 goes out whole, no RST_STREAM')
+		or diag(join ' ', map { "$_->{type}/$_->{id}" } @$f2);
+	close $c2;
 	$tc->stop;
 }
 $t->done_testing();
