@@ -1072,12 +1072,10 @@ h2s_await(struct h2s *s, int (*done)(const struct h2s *))
 	while (!done(s) && !s->s_closed && !(s->s_cut && !s->s_inflight)) {
 		if (seen != s->s_bytes) {
 			seen = s->s_bytes;
-			ms = CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL;
 			/* a program's reply: no wait past its CGI_TIMEOUT
 			 * (c_wdue), however slowly the client takes it */
-			if (ENABLE_CGI && s->s_conn.c_wdue != 0 &&
-			    s->s_conn.c_wdue - now_ms() < ms)
-				ms = s->s_conn.c_wdue - now_ms();
+			ms = conn_wait_ms(&s->s_conn,
+			    CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL);
 			if (ms <= 0 && !s->s_inflight)
 				break;
 			abstime(&t, ms > 0 ? ms : H2_INFLIGHT_MS);
@@ -2436,7 +2434,8 @@ h2s_path(struct h2s *s, const struct request *r)
 	char *p;
 
 	/* "http://h?q" left req_target "/", its query apart */
-	if (r->req_query == NULL || r->req_query == r->req_target + r->req_path_len + 1) {
+	if (r->req_query == NULL ||
+	    r->req_query == r->req_target + r->req_path_len + 1) {
 		h2s_field(s, ":path", 5, r->req_target, n);
 		return;
 	}

@@ -90,16 +90,23 @@ struct conn {
 					 * monotonic ms; else 0 */
 };
 
-/* How long a write may wait for the client: REQUEST_TIMEOUT, or less,
- * up to c_wdue.  Milliseconds; none left: 0 or less. */
+/* How long a write may wait for the client: ms, or less, up to c_wdue.
+ * Milliseconds; none left: 0 or less. */
 static inline long long
-conn_write_ms(const struct conn *c)
+conn_wait_ms(const struct conn *c, long long ms)
 {
-	long long ms = CONFIG_REQUEST_TIMEOUT * 1000LL, left;
+	long long left;
 
 	if (ENABLE_CGI && c->c_wdue != 0 && (left = c->c_wdue - now_ms()) < ms)
 		ms = left;
 	return ms;
+}
+
+/* ... REQUEST_TIMEOUT, for a socket (plain.c, tls.c) */
+static inline long long
+conn_write_ms(const struct conn *c)
+{
+	return conn_wait_ms(c, CONFIG_REQUEST_TIMEOUT * 1000LL);
 }
 
 static inline ssize_t
