@@ -41,7 +41,11 @@ open_dirs(char *path, int create, char **last)
 	char *comp, *slash;
 	int dfd, fd, e;
 
-	if ((dfd = fcntl(settings.set_public_fd, F_DUPFD_CLOEXEC, 0)) == -1)
+	/* a description of its own, not a dup: flock(2) locks belong to
+	 * the description, and a dup of one shared by every PUT and DELETE
+	 * in the root locked nothing (upload_commit_lock) */
+	if ((dfd = openat(settings.set_public_fd, ".", O_RDONLY |
+	    O_DIRECTORY | O_CLOEXEC)) == -1)
 		return -1;
 	for (comp = path + 1; (slash = strchr(comp, '/')) != NULL;
 	    comp = slash + 1) {
