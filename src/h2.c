@@ -922,12 +922,14 @@ h2_submit(struct h2 *h, struct h2s *s, struct response *rs, int body)
 	return 0;
 }
 
-/* Would an inline response's body keep a descriptor (h2s_own)? */
+/* Would an inline response's body keep a descriptor (h2s_own)?  The
+ * length compared whole: a 32-bit size_t took a file of 4 GiB + 10 bytes
+ * for 10, copied them, and sent on past the arena */
 static int
 h2s_keeps_fd(const struct h2s *s, const struct response *rs)
 {
-	return rs->rs_src != SRC_MEM &&
-	    (size_t)rs->rs_len >= sizeof(s->s_arena) - s->s_used;
+	return rs->rs_src != SRC_MEM && (unsigned long long)rs->rs_len >=
+	    sizeof(s->s_arena) - s->s_used;
 }
 
 /* An inline response's body, made the stream's own: a small one copied
