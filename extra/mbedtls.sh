@@ -19,7 +19,8 @@
 # the protocols before TLS 1.2, DTLS, or the ciphers and key exchanges
 # tls.c never offers, so a static binary carries less.  The libraries are
 # built with -Os and one section per function, so the linker keeps only
-# what mrhttpd calls.
+# what mrhttpd calls, and with mrhttpd's 64-bit off_t and time_t: tls.c
+# holds a ticket context, whose keys are dated, in its own memory.
 set -eu
 
 dest=${1:?usage: extra/mbedtls.sh DIR}
@@ -75,7 +76,7 @@ for k in MBEDTLS_SSL_CLI_C MBEDTLS_SSL_PROTO_TLS1 MBEDTLS_SSL_PROTO_TLS1_1 \
 done
 say "building with $CC"
 make -s -C "$work/library" CC="$CC" AR="$AR" \
-    CFLAGS="-Os -ffunction-sections -fdata-sections" \
+    CFLAGS="-Os -ffunction-sections -fdata-sections -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64" \
     libmbedcrypto.a libmbedx509.a libmbedtls.a >&2 ||
 	die "the build with $CC failed (log above)"
 rm -rf "$dest/include/mbedtls"

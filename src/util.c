@@ -326,7 +326,7 @@ http_date_parse(const char *s, time_t *t)
 {
 	const char *p = strchr(s, ' ');
 	struct tm tm;
-	time_t v;
+	long long v;
 	int d, m, y, hh, mm, ss;
 
 	if (p == NULL)
@@ -376,14 +376,19 @@ http_date_parse(const char *s, time_t *t)
 	if (d < 1 || d > 31 || m == 0 || y < 0 || hh < 0 || hh > 23 ||
 	    mm < 0 || mm > 59 || ss < 0 || ss > 60)
 		return -1;
-	v = (time_t)(days_from_civil(y, m, d) * 86400 + hh * 3600 +
-	    mm * 60 + ss);
+	v = days_from_civil(y, m, d) * 86400 + hh * 3600 + mm * 60 + ss;
+	/* a 32-bit time_t holds 1901 to 2038: a date beyond is taken as
+	 * its end, as late or as early as can be, not wrapped to another */
+	if (sizeof(time_t) < sizeof(v) && (v > INT32_MAX || v < INT32_MIN)) {
+		*t = v < 0 ? INT32_MIN : INT32_MAX;
+		return 0;
+	}
 	/* no 31 November, no 29 February of 2026: not a date, so ignored
 	 * (RFC 9110 13.1.3), not read as 1 December */
-	time_utc(v, &tm);
+	time_utc((time_t)v, &tm);
 	if (tm.tm_mday != d)
 		return -1;
-	*t = v;
+	*t = (time_t)v;
 	return 0;
 }
 
