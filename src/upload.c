@@ -242,6 +242,17 @@ upload_commit_lock(int dfd)
 		;
 }
 
+/* Is name in dfd there (1), not there (0), or not to be known (-1, errno
+ * set)?  An error is never taken for "not there": that skipped an
+ * If-Unmodified-Since, and the file was replaced. */
+static int
+target_stat(int dfd, const char *name, struct stat *st)
+{
+	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 1;
+	return errno == ENOENT ? 0 : -1;
+}
+
 int
 upload_put(struct conn *c, struct request *r, struct reply *rp)
 {
@@ -268,8 +279,9 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 			return response_error_field(c, r, rp, 405, "Allow", ALLOW_METHODS);
 		return response_error(c, r, rp, -dfd);
 	}
-	existed = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if ((status = existed && S_ISDIR(st.st_mode) ? 409 :
+	existed = target_stat(dfd, name, &st);
+	if ((status = existed == -1 ? errno_status(errno, 1) :
+	    existed && S_ISDIR(st.st_mode) ? 409 :
 	    file_preconditions(r, existed ? &st : NULL)) != 0) {
 		close(dfd);	/* before a byte of the body is read */
 		return response_error(c, r, rp, status);
@@ -291,8 +303,9 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		goto abort;
 	/* the preconditions again, on the target as it is now */
 	upload_commit_lock(dfd);
-	existed = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if ((status = file_preconditions(r, existed ? &st : NULL)) != 0)
+	existed = target_stat(dfd, name, &st);
+	if ((status = existed == -1 ? errno_status(errno, 1) :
+	    file_preconditions(r, existed ? &st : NULL)) != 0)
 		goto abort;
 	/* still locked: a server starting meanwhile leaves it be */
 	if (put_rename(dfd, tmp, name, !existed &&
