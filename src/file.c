@@ -809,6 +809,27 @@ unknown_type(struct lookup *lk, const char *path, const struct stat *st)
 }
 
 /*
+ * The index of directory dfd, whose path (len bytes, its slash last) has
+ * PATH_MAX_LEN bytes of room.  Confined (FOLLOW_SYMLINKS=0), it is opened
+ * from PUBLIC_DIR by its whole path, so that a link may lead anywhere
+ * inside PUBLIC_DIR, as from the index's own URL: from dfd, one to a file
+ * in another directory was a 403.
+ */
+static int
+index_open(int dfd, char *path, size_t len)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, fd;
+
+	if (ENABLE_FOLLOW_SYMLINKS ||
+	    len + sizeof(CONFIG_DEFAULT_INDEX) > PATH_MAX_LEN)
+		return open_beneath(dfd, CONFIG_DEFAULT_INDEX, flags);
+	memcpy(path + len, CONFIG_DEFAULT_INDEX, sizeof(CONFIG_DEFAULT_INDEX));
+	fd = open_beneath(settings.set_public_fd, path + 1, flags);
+	path[len] = '\0';
+	return fd;
+}
+
+/*
  * Opens what path names: the file, or a directory's index.  Returns the
  * descriptor with *st and *type set, or -1 with lk saying what was found
  * instead.
@@ -845,10 +866,8 @@ file_open(struct lookup *lk, char *path, size_t len, struct stat *st,
 			lk->lk_found = FOUND_NO_SLASH;
 			return -1;
 		}
-		dfd = fd;	/* the directory's fd serves as openat's base */
-		fd = !ENABLE_DEFAULT_INDEX ? -1 : open_beneath(dfd,
-		    CONFIG_DEFAULT_INDEX, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
-		    O_NOCTTY);
+		dfd = fd;
+		fd = !ENABLE_DEFAULT_INDEX ? -1 : index_open(dfd, path, len);
 		if (ENABLE_AUTO_INDEX && fd == -1 &&
 		    (!ENABLE_DEFAULT_INDEX || errno == ENOENT)) {
 			lk->lk_found = FOUND_LISTING;	/* no index file */

@@ -380,8 +380,13 @@ SKIP: {
 }
 
 # FOLLOW_SYMLINKS=0: every open stays inside PUBLIC_DIR.
-my $c = MrhttpdTest->new(conf => { FOLLOW_SYMLINKS => 0, AUTO_INDEX => 1 });
+my $c = MrhttpdTest->new(conf => { FOLLOW_SYMLINKS => 0, AUTO_INDEX => 1,
+	DEFAULT_INDEX => 'index.html' });
 $c->write_file('sub/a.txt', "inside\n");
+$c->write_file('idx-in/x', '');
+symlink('../sub/a.txt', $c->htdocs . '/idx-in/index.html');
+$c->write_file('idx-out/x', '');
+symlink('/etc/hostname', $c->htdocs . '/idx-out/index.html');
 $c->write_file('sub/index.txt', "i\n");
 symlink('/etc', $c->htdocs . '/etc-link');
 symlink('/etc/passwd', $c->htdocs . '/passwd');
@@ -415,6 +420,13 @@ $c->run();
 	($r) = parse_responses(http_get('/inside.txt'));
 	is($r && $r->{status}, $openat2 ? 200 : 403, '... a link that stays inside: '
 		. ($openat2 ? '200 (openat2)' : '403 (no openat2: no link followed)'));
+	# an index is confined to PUBLIC_DIR as its own URL is, not to its
+	# directory: one that links to a file elsewhere inside was a 403
+	($r) = parse_responses(http_get('/idx-in/'));
+	is($r && $r->{status}, $openat2 ? 200 : 403, '... an index that links to a file '
+		. 'elsewhere inside: ' . ($openat2 ? '200' : '403 (no openat2)'));
+	($r) = parse_responses(http_get('/idx-out/'));
+	is($r && $r->{status}, 403, '... an index that links out: 403');
 	($r) = parse_responses(http_get('/sub/'));
 	unlike($r && $r->{body}, qr/"host"/, '... a listing does not show a link out');
 	($r) = parse_responses(http("GET /sub?a=%2F HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
