@@ -26,7 +26,7 @@ enum {
 	/* directories below PUT_PATH that PUT and DELETE reach (414), and
 	 * the sweep; a DELETE of a deeper tree fails (409) */
 	TREE_DEPTH_MAX = 16,
-	SWEEP_FRESH = 2,	/* s: a file this new may not be locked yet */
+	CREATE_TRIES = 4,	/* temporary names a starting sweep may take */
 };
 
 /*
@@ -253,6 +253,34 @@ target_stat(int dfd, const char *name, struct stat *st)
 	return errno == ENOENT ? 0 : -1;
 }
 
+/*
+ * Creates an upload's temporary file in dfd, locked until its rename: a
+ * server starting meanwhile sweeps every one not locked, however new.
+ * One that a sweep found first (locked by it, or gone once ours came) is
+ * left to it and another name tried.  A filesystem without locks has no
+ * sweep either.  The descriptor, or -1 with errno set.
+ */
+static int
+upload_create(int dfd, char *tmp, size_t tmpsz)
+{
+	struct stat st;
+	int fd, i;
+
+	for (i = 0; i < CREATE_TRIES; i++) {
+		upload_tmpname(tmp, tmpsz);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+		    O_NOFOLLOW, 0644);
+		if (fd == -1)
+			return -1;
+		if (flock(fd, LOCK_EX | LOCK_NB) == -1 ? errno != EWOULDBLOCK :
+		    fstat(fd, &st) == -1 || st.st_nlink > 0)
+			return fd;
+		close(fd);
+	}
+	errno = EBUSY;
+	return -1;
+}
+
 int
 upload_put(struct conn *c, struct request *r, struct reply *rp)
 {
@@ -287,17 +315,11 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 		return response_error(c, r, rp, status);
 	}
 
-	upload_tmpname(tmp, sizeof(tmp));
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-	    O_NOFOLLOW, 0644);
-	if (fd == -1) {
+	if ((fd = upload_create(dfd, tmp, sizeof(tmp))) == -1) {
 		status = errno_status(errno, 1);
 		close(dfd);
 		return response_error(c, r, rp, status);
 	}
-	/* in use: a server starting meanwhile must not sweep it (a
-	 * filesystem without locks has no sweep either) */
-	(void)flock(fd, LOCK_EX | LOCK_NB);
 
 	if ((status = upload_copy(c, b, fd)) != -1)
 		goto abort;
@@ -430,16 +452,15 @@ upload_delete(struct conn *c, struct request *r, struct reply *rp)
 }
 
 /*
- * Removes one temporary file, unless an upload holds it locked, or it is
- * so new that its upload may not have locked it yet.  Only that: a clock
- * set back at boot (no battery, NTP later) may date a crash's leftovers
- * in the future.
+ * Removes one temporary file, unless an upload holds it locked.  However
+ * new: one that a crash left a moment ago is as dead (a server restarted
+ * at once kept them), and an upload that has not locked its file yet
+ * will find it taken (upload_create).
  */
 static int
 sweep_file(int dirfd, const char *name)
 {
 	struct stat st;
-	time_t now = time(NULL);
 	int fd, gone = 0;
 
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
@@ -447,7 +468,6 @@ sweep_file(int dirfd, const char *name)
 	if (fd == -1)
 		return 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (st.st_mtime < now - SWEEP_FRESH || st.st_mtime > now + SWEEP_FRESH) &&
 	    flock(fd, LOCK_EX | LOCK_NB) == 0)
 		gone = unlinkat(dirfd, name, 0) == 0;
 	close(fd);
