@@ -130,6 +130,16 @@ upload_locate(struct request *r, int create, char *name,
 	return dfd;
 }
 
+static const char *
+gz_name(char *gz, const char *name)	/* name: under 256 bytes */
+{
+	size_t n = strlen(name);
+
+	memcpy(gz, name, n);
+	memcpy(gz + n, ".gz", 4);
+	return gz;
+}
+
 /* GZIP_STATIC: FILE.gz, which a client that takes gzip gets for FILE,
  * goes with the FILE it stood for, replaced or removed: else that client
  * went on getting the old content, even after a DELETE.  Not with a
@@ -140,11 +150,23 @@ upload_drop_gz(int dfd, const char *name)
 {
 	char gz[256 + 3];
 
-	if (!ENABLE_GZIP_STATIC)
-		return;
-	memcpy(gz, name, strlen(name));
-	memcpy(gz + strlen(name), ".gz", 4);
-	(void)unlinkat(dfd, gz, 0);
+	if (ENABLE_GZIP_STATIC)
+		(void)unlinkat(dfd, gz_name(gz, name), 0);
+}
+
+/* GZIP_STATIC: is FILE.gz there without FILE (1, *st its)?  A client that
+ * takes gzip gets it for FILE, so a DELETE of FILE removes it.  errno is
+ * kept, FILE's. */
+static int
+gz_only(int dfd, const char *name, char *gz, struct stat *st)
+{
+	int e = errno;
+
+	if (ENABLE_GZIP_STATIC && e == ENOENT && fstatat(dfd, gz_name(gz,
+	    name), st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st->st_mode))
+		return 1;
+	errno = e;
+	return 0;
 }
 
 /* A status reply without a body (201, 204). */
@@ -420,7 +442,8 @@ remove_tree(int dirfd, const char *name, int depth)
 int
 upload_delete(struct conn *c, struct request *r, struct reply *rp)
 {
-	char name[256];
+	char name[256], gz[256 + 3];
+	const char *target = name;
 	struct stat st;
 	int dfd, rc;
 
@@ -434,11 +457,17 @@ upload_delete(struct conn *c, struct request *r, struct reply *rp)
 	}
 	/* a name that is not there is a 404 whatever the conditions say */
 	upload_commit_lock(dfd);
-	rc = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ?
-	    errno_status(errno, 1) : file_preconditions(r, &st);
-	if (rc == 0 && remove_tree(dfd, name, 0) == -1)
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		rc = file_preconditions(r, &st);
+	else if (gz_only(dfd, name, gz, &st)) {
+		target = gz;
+		rc = file_preconditions(r, &st);
+	} else
 		rc = errno_status(errno, 1);
-	if (rc == 0 && S_ISREG(st.st_mode))	/* a directory's is no variant */
+	if (rc == 0 && remove_tree(dfd, target, 0) == -1)
+		rc = errno_status(errno, 1);
+	/* a link's too: what it names is FILE; a directory's is no variant */
+	if (rc == 0 && !S_ISDIR(st.st_mode))
 		upload_drop_gz(dfd, name);
 	/* gone on the disk too before the 204, as an upload is there */
 	(void)flock(dfd, LOCK_UN);

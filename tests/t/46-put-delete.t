@@ -1330,6 +1330,9 @@ SKIP: {
 	make_path("$dir/tree");
 	spew("$dir/tree/x", "x\n");
 	spew("$dir/tree.gz", "an archive\n");
+	symlink('del.txt', "$dir/lnk.txt") or die "symlink: $!";
+	spew("$dir/lnk.txt.gz", "the link's, gzipped\n");
+	spew("$dir/only.txt.gz", "only gzipped\n");
 	$tg->run;
 	my $gz = 'Accept-Encoding: gzip';
 	is(req('GET', '/incoming/doc.txt', undef, $gz)->{body}, "v1, gzipped\n",
@@ -1343,6 +1346,15 @@ SKIP: {
 		'... then a client that takes gzip gets 404 too, not the old .gz');
 	is(req('DELETE', '/incoming/tree')->{status}, 204, 'DELETE of a directory, tree: 204');
 	ok(-e "$dir/tree.gz", '... tree.gz beside it, a file of its own, stays');
+	# a link is FILE too; and where only FILE.gz is there, it is what a
+	# client that takes gzip gets for FILE: both were left (helper-69)
+	is(req('DELETE', '/incoming/lnk.txt')->{status}, 204, 'DELETE of a link, lnk.txt: 204');
+	ok(!-e "$dir/lnk.txt.gz" && -e "$dir/tree.gz", '... lnk.txt.gz is gone');
+	is(req('GET', '/incoming/only.txt', undef, $gz)->{status}, 200,
+		'only.txt.gz, no only.txt: a client that takes gzip gets it');
+	is(req('DELETE', '/incoming/only.txt')->{status}, 204, '... DELETE only.txt: 204');
+	ok(!-e "$dir/only.txt.gz", '... only.txt.gz is gone');
+	is(req('DELETE', '/incoming/only.txt')->{status}, 404, '... DELETE again: 404');
 }
 
 $t->done_testing();
