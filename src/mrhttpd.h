@@ -273,6 +273,7 @@ const char *http_date_now(time_t *);	/* this thread's cached Date value */
  */
 int	 http_date_parse(const char *, time_t *);
 ssize_t	 base64_decode(const char *, char *, size_t);
+size_t	 utf8_next(const unsigned char *, size_t, unsigned *);
 /* Are a[0..an) and the secret s[0..sn) equal?  Takes time that depends
  * on sn alone, never on how much of the secret a guess got right. */
 int	 ct_equal(const char *, size_t, const char *, size_t);

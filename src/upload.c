@@ -83,11 +83,33 @@ upload_below(const char *path, ssize_t len)
 }
 
 /*
+ * May a PUT make a file or directory of this name?  UTF-8 only, with no
+ * control character: C0 and DEL, and C1 too, raw or encoded (0x9b is an
+ * escape to a terminal as ESC [ is); nor a bidirectional override or
+ * isolate, which shows a name as another ("txt.exe" as "exe.txt").
+ */
+static int
+name_ok(const char *name)
+{
+	const unsigned char *u = (const unsigned char *)name;
+	size_t n = strlen(name), i, len;
+	unsigned cp;
+
+	for (i = 0; i < n; i += len)
+		if ((len = utf8_next(u + i, n - i, &cp)) == 0 || cp < 0x20 ||
+		    (cp >= 0x7f && cp < 0xa0) || (cp >= 0x202a &&
+		    cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+			return 0;
+	return 1;
+}
+
+/*
  * Splits the request's path below PUT_PATH into its directory, opened
  * (open_dirs), and its last component, copied to name.  Returns the
  * directory's fd, or -status: 405 outside PUT_PATH, 403 for the name of
- * a temporary file, 400 for a control byte in a PUT's path, 414 deeper
- * than TREE_DEPTH_MAX.  Missing directories are made with create set.
+ * a temporary file, 400 for a name a PUT may not make (name_ok), 414 for
+ * a name over 255 bytes or deeper than TREE_DEPTH_MAX, both before any
+ * directory is made.  Missing directories are made with create set.
  */
 static int
 upload_locate(struct request *r, int create, char *name,
@@ -113,20 +135,18 @@ upload_locate(struct request *r, int create, char *name,
 	/* no name with a control byte (a newline, an escape) is made: it
 	 * would break the listings, logs and scripts of whoever reads the
 	 * tree.  One that is there already may still be read or removed */
-	for (p = path + plen; r->req_method == M_PUT && *p != '\0'; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			return -400;
+	if (r->req_method == M_PUT && !name_ok(path + plen))
+		return -400;
+	if (strlen(strrchr(path, '/') + 1) >= namesz)
+		return -414;	/* before a directory is made for it */
 	for (p = path + plen + 1; (p = strchr(p, '/')) != NULL; p++)
 		depth++;
 	if (depth > TREE_DEPTH_MAX)
 		return -414;
 	if ((dfd = open_dirs(path, create, &comp)) == -1)
 		return -errno_status(errno, 1);
-	if (strlen(comp) >= namesz) {
-		close(dfd);
-		return -414;
-	}
-	strcpy(name, comp);	/* the path's scratch room may be reused */
+	/* the path's scratch room may be reused; it fits, checked above */
+	strcpy(name, comp);
 	return dfd;
 }
 

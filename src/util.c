@@ -393,6 +393,48 @@ http_date_parse(const char *s, time_t *t)
 }
 
 /*
+ * Decodes the UTF-8 sequence at s (n > 0 bytes left).  Returns its length
+ * with *cp set, or 0 when the bytes are not UTF-8: a stray continuation
+ * byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short.
+ */
+size_t
+utf8_next(const unsigned char *s, size_t n, unsigned *cp)
+{
+	unsigned c = s[0], min;
+	size_t len, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		c &= 0x1f;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		c &= 0x0f;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		c &= 0x07;
+		min = 0x10000;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/*
  * Decodes base64 (RFC 4648 4) into out, NUL-terminated; returns the length
  * or -1.  Strict, as a credential must be one string only: padding, if
  * any, as much as the length needs and nothing after it, no bits left

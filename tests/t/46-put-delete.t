@@ -319,15 +319,27 @@ for my $pad (100, 3000, 6000) {
 
 # --- names with control bytes: not made, but removable --------------------------------
 {
+	# C1 too, raw or in UTF-8 (0x9b is ESC [ to a terminal), bytes that
+	# are not UTF-8, and a bidirectional override ("txt.exe" shown as
+	# "exe.txt"): all were made (helper-69)
 	for my $p ('/incoming/a%0d%0ab', '/incoming/esc%1b', '/incoming/d%0a/f',
-	    '/incoming/del%7f') {
+	    '/incoming/del%7f', '/incoming/c1%9b31m', '/incoming/u%c2%9b31m',
+	    '/incoming/bidi%e2%80%aetxt.exe', '/incoming/iso%e9.txt',
+	    '/incoming/x%e2%81%a6/f') {
 		my $r = req('PUT', $p, "data\n");
 		is($r->{status}, 400, "PUT $p: 400");
 	}
 	opendir(my $d, $in) or die "$in: $!";
-	my @odd = grep { /[\x00-\x1f\x7f]/ } readdir $d;
+	my @odd = grep { /[\x00-\x1f\x7f-\x9f]|\xc2[\x80-\x9f]|\xe2\x80\xae|\xe9|^x\xe2/ } readdir $d;
 	closedir $d;
 	is(scalar @odd, 0, '... no name with a control byte made');
+	for my $p ('/incoming/caf%c3%a9.txt', '/incoming/%e2%82%ac.txt') {
+		is(req('PUT', $p, "utf-8\n")->{status}, 201, "PUT $p (UTF-8): 201");
+	}
+	# a name too long is refused before its directories are made
+	is(req('PUT', '/incoming/long1/long2/' . ('n' x 300), "x\n")->{status}, 414,
+		'PUT of a 300-byte name: 414');
+	ok(!-e "$in/long1", '... and no directory made for it');
 	spew("$in/new\nline", "odd\n");
 	my $r = req('GET', '/incoming/new%0Aline');
 	is($r->{status}, 200, 'one already there can be read');
