@@ -183,19 +183,19 @@ detach(void)
 }
 
 /*
- * A daemon keeps nothing of its launcher: descriptors above 2 that were
- * inherited without close-on-exec (an init script's pipes) are closed
- * before anything of ours is opened.
+ * Closes every descriptor but 0-2 that the server was started with (an
+ * init script's lock, say), up to the hard limit, not the soft one: a
+ * parent may have set it higher, and a CGI program got what is above.
+ * 65,536 closes at most, once, before anything of ours is opened.
  */
 static void
 close_inherited(void)
 {
 	struct rlimit rl;
-	int fd, max = 1024;
+	int fd, max = 65536;
 
-	/* the soft limit, not yet raised: usually 1024 closes, once */
-	if (prlimit(0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.rlim_cur < 65536)
-		max = (int)rl.rlim_cur;
+	if (prlimit(0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.rlim_max < 65536)
+		max = (int)rl.rlim_max;
 	for (fd = 3; fd < max; fd++)
 		close(fd);
 }

@@ -366,6 +366,7 @@ sub allow_log {
 # run([{ addr => ADDR|undef, nofile => N, env => {...} },] @extra_args)
 #   addr	-a argument; default 127.0.0.1; undef omits -a (all addresses)
 #   nofile	start under "ulimit -n N"
+#   soft_nofile	start under "ulimit -S -n N" (the soft limit alone)
 #   fsize	start under "ulimit -f N" (512-byte blocks)
 #   public	-r argument; default the test's htdocs; undef omits -r
 #		(PUBLIC_DIR as compiled in; with SERVER_ROOT, a jail path)
@@ -391,6 +392,7 @@ sub run {
 			(defined $public ? ('-r', $public) : ()), @extra);
 		@cmd = (_wrapper(), @cmd);
 		my @ulimit = ($opt->{nofile} ? "ulimit -n $opt->{nofile}" : (),
+			$opt->{soft_nofile} ? "ulimit -S -n $opt->{soft_nofile}" : (),
 			$opt->{fsize} ? "ulimit -f $opt->{fsize}" : ());
 		@cmd = ('sh', '-c', join(' && ', @ulimit, 'exec "$@"'),
 			'sh', @cmd) if @ulimit;

@@ -15,6 +15,7 @@ use IO::Socket::IP;
 use JSON::PP;
 use Socket qw(SHUT_WR);
 use Time::HiRes qw(time sleep);
+use POSIX ();
 use Test::More;
 use MrhttpdTest;
 use MrhttpdCGI qw(cgi_dir script spew slurp wait_for zombies children);
@@ -752,6 +753,22 @@ SKIP: {
 	is($r->{headers}{location}, '/cgi-bin/hello.sh', '... to the program\'s path');
 	is(req('GET', $r->{headers}{location})->{body}, "hello from $bin/hello.sh\n",
 		'... which then runs it');
+}
+
+# A descriptor the server was started with, without close-on-exec (an
+# init script's lock), above the soft limit: the closing of inherited
+# descriptors stopped at the soft limit, so every program got it
+# (helper-71)
+{
+	my $tl = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin });
+	open(my $lock, '>', $tl->testdir . '/lock') or die "lock: $!";
+	defined POSIX::dup2(fileno($lock), 300) or die "dup2: $!";	# no FD_CLOEXEC
+	$tl->run({ soft_nofile => 256 });
+	POSIX::close(300);
+	my $d = env_of(req('GET', '/cgi-bin/env.pl'));
+	ok($d && !exists $d->{fds}{300},
+		'fd 300, inherited above the soft limit (256): closed, no program gets it')
+		or diag(explain($d && $d->{fds}));
 }
 
 $t->done_testing();
