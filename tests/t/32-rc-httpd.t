@@ -10,7 +10,7 @@ use warnings;
 use IO::Socket::INET;
 use Time::HiRes qw(time sleep);
 use Test::More;
-use MrhttpdTest qw(:DEFAULT slurp);
+use MrhttpdTest qw(:DEFAULT slurp spew);
 use MrhttpdJail qw(proc_ids run_timed);
 
 my $dir = MrhttpdJail::setup('rc-32');
@@ -165,6 +165,47 @@ is($code, 7, 'reload when stopped: 7 (not running)');
 	ok(serves(), 'start over a stale pid file: serving');
 	($code, $out) = rc(['stop']);
 	is($code, 0, 'and stop: 0') or diag($out);
+}
+
+# A stale pid file that names a thread of another mrhttpd: /proc has the
+# thread too, named mrhttpd, and a stop sent SIGINT to it, which ended
+# that other server (helper-70)
+{
+	my $other = MrhttpdTest->new(conf => {});
+	$other->run;
+	http_get('/', port => $other->port);	# a thread of its pool
+	my ($tid) = grep { $_ != $other->pid } map { m{/(\d+)$} ? $1 : () }
+		glob('/proc/' . $other->pid . '/task/*');
+	SKIP: {
+		skip 'the other server has no second thread', 3 unless $tid;
+		spew($pidfile, "$tid\n");
+		($code, $out) = rc(['status']);
+		is($code, 3, 'status, the pid file naming a thread of another server: 3')
+			or diag($out);
+		($code, $out) = rc(['stop']);
+		is($code, 0, '... stop: 0') or diag($out);
+		ok($other->alive, '... and that other server is still up');
+	}
+	unlink $pidfile;
+	$other->stop;
+}
+
+# The binary under another name (a copy or link, MRHTTPD=/usr/sbin/httpd)
+# runs as that name: it was "not running", so stop left it and restart
+# failed on its port (helper-70)
+{
+	mkdir "$dir/other";
+	system('cp', "$dir/sbin/mrhttpd", "$dir/other/httpd") == 0 or die "cp: $?";
+	my %env = (MRHTTPD => "$dir/other/httpd");
+	($code, $out) = rc(['start'], \%env);
+	is($code, 0, 'the binary named httpd: start: 0') or diag($out);
+	($code, $out) = rc(['status'], \%env);
+	is($code, 0, '... status: 0 (running)') or diag($out);
+	($code, $out) = rc(['restart'], \%env);
+	is($code, 0, '... restart: 0') or diag($out);
+	($code, $out) = rc(['stop'], \%env);
+	is($code, 0, '... stop: 0') or diag($out);
+	ok(!eval { serves() }, '... and it is gone');
 }
 
 # Copied by hand from the source tree, as it stands: no make install
