@@ -81,6 +81,7 @@ struct cgi {
 /* The programs running, for the server's stop (cgi_end_all). */
 static pthread_mutex_t cgi_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_list;
+static int cgi_ending;		/* cgi_end_all has begun */
 
 /*
  * With CGI_MAX, a request that finds every place taken waits for one in
@@ -669,6 +670,7 @@ cgi_end_all(void)
 	const struct timespec tick = { .tv_nsec = 10 * 1000000 };
 	long long deadline = now_ms() + 1000;
 
+	__atomic_store_n(&cgi_ending, 1, __ATOMIC_RELAXED);
 	if (cgi_signal_all(SIGTERM) == 0)
 		return;
 	while (cgi_signal_all(0) > 0 && now_ms() < deadline)	/* 0: counts */
@@ -1306,6 +1308,10 @@ cgi_stream(void *arg, struct stream *st)
 	while ((n = cgi_pump(g)) > 0)
 		if (cgi_put(g, st, g->g_io, (size_t)n) == -1)
 			return -1;
+	/* its output ended as the server stops: by our signal, cut short,
+	 * which a last chunk would pass for whole */
+	if (n == 0 && __atomic_load_n(&cgi_ending, __ATOMIC_RELAXED))
+		return (int)cgi_stop(g, -1);
 	return (int)n;
 }
 

@@ -701,6 +701,12 @@ SKIP: {
 	ok(wait_for(sub { $sleeps->() == 0 }, 3 * $slow),
 		'... and no program is left, the one that ignores SIGTERM included')
 		or diag(join "\n", $sleeps->());
+	# a reply the stop ended is cut, not closed with a last chunk that
+	# passes it for whole (a settings backup, say) (helper-70)
+	my $got = http('', sock => $s[0], timeout => 5);
+	like($got, qr{^HTTP/1\.1 200 .*\r\ntransfer-encoding: chunked\r\n}is,
+		'... the first program\'s reply had begun, chunked');
+	unlike($got, qr/(?:^|\r\n)0\r\n\r\n\z/, '... and has no last chunk: cut short, as it was');
 	close $_ for @s;
 	# not to be left running, whatever the outcome
 	run_cmd('pkill', '-KILL', '-f', '^sleep 4[1234]$');
