@@ -332,8 +332,9 @@ signals(void)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	/* a launcher's SIG_IGN for SIGCHLD would have the kernel reap the
-	 * programs unseen: CGI could not tell when one ends */
-	if (ENABLE_CGI)
+	 * programs unseen: CGI could not tell when one ends, nor get
+	 * EXT_FILE_CMD's answer, and a pid no longer ours would be killed */
+	if (ENABLE_CGI || ENABLE_EXT_FILE_CMD)
 		signal(SIGCHLD, SIG_DFL);
 }
 

@@ -8,7 +8,7 @@ use warnings;
 
 use Digest::MD5 qw(md5 md5_hex);
 use Test::More;
-use MrhttpdTest;
+use MrhttpdTest qw(:DEFAULT slurp);
 
 my $t = MrhttpdTest->new(conf => { DEFAULT_INDEX => 'index.html' });
 $t->has('default-index');
@@ -177,7 +177,7 @@ fetch_big($t2, 'read/write build');
 
 # EXT_FILE_CMD: the suffix table first, then file(1) for the rest.
 SKIP: {
-	skip '/usr/bin/file not installed', 5 unless -x '/usr/bin/file';
+	skip '/usr/bin/file not installed', 6 unless -x '/usr/bin/file';
 	my $t3 = MrhttpdTest->new(conf => { EXT_FILE_CMD => '/usr/bin/file' });
 	is($t3->version_info->{features}{'ext-file-cmd'}, 'yes',
 		'EXT_FILE_CMD build has ext-file-cmd');
@@ -196,6 +196,18 @@ SKIP: {
 	($r) = parse_responses(http_get('/fake.txt'));
 	like($r->{headers}{'content-type'} // '', qr{^text/plain\b},
 		'EXT_FILE_CMD: known suffix still comes from the table');
+	# started with SIGCHLD ignored (perl's 'IGNORE', some launchers): the
+	# kernel reaped file(1) unseen, its answer was lost, and the server
+	# killed a pid no longer its own (helper-70)
+	my $t5 = MrhttpdTest->new(conf => { EXT_FILE_CMD => '/usr/bin/file' });
+	$t5->write_file('noext', slurp($t3->htdocs . '/noext'));
+	{
+		local $SIG{CHLD} = 'IGNORE';
+		$t5->run();
+	}
+	($r) = parse_responses(http_get('/noext'));
+	like($r->{headers}{'content-type'} // '', qr{^image/png\b},
+		'EXT_FILE_CMD, started with SIGCHLD ignored: still image/png');
 }
 
 # EXT_FILE_CMD that cannot be started (not there, or not in the jail):
