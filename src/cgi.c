@@ -1477,6 +1477,7 @@ cgi_start(struct cgi *g, char *script, const char *inf)
 	char info[PATH_MAX_LEN];
 	struct env env = { .e_n = 0 };
 	const char *base = strrchr(script, '/');
+	int e;
 
 	base = base != NULL ? base + 1 : script;
 	g->g_nph = strncmp(base, "nph-", 4) == 0;
@@ -1495,8 +1496,11 @@ cgi_start(struct cgi *g, char *script, const char *inf)
 		return -500;
 	}
 	if (cgi_spawn(g, script, env.e_v, dir) == -1) {
-		log_warn("cgi %s: cannot start: %s", script, strerror(errno));
-		return errno == EACCES ? -403 : -500;
+		e = errno;
+		log_warn("cgi %s: cannot start: %s", script, strerror(e));
+		/* out of descriptors or processes: busy, not broken */
+		return e == EACCES ? -403 : e == EMFILE || e == ENFILE ||
+		    e == EAGAIN ? -503 : -500;
 	}
 	return 0;
 }

@@ -742,4 +742,28 @@ SKIP: {
 	$tc->stop;
 }
 
+# Out of descriptors (ulimit -n 40, idle keep-alive clients holding them):
+# a program cannot get its pipes, which is a 503 with Retry-After, busy
+# rather than broken; it was a 500 (helper-71)
+{
+	my $tn = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin,
+		MAX_CONNECTIONS_PER_IP => 0 });
+	$tn->allow_log(qr/cgi \S+: cannot start/);
+	$tn->write_file('index.html', "x\n");
+	$tn->run({ nofile => 40 });
+	my @idle;
+	for (1 .. 60) {
+		my $s = eval { http_connect() } or last;
+		http_send($s, "GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n");
+		read_response($s);
+		push @idle, $s;
+	}
+	my ($r) = parse_responses(http("GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Connection: close\r\n\r\n"));
+	ok($r && ($r->{status} == 200 || ($r->{status} == 503 && $r->{headers}{'retry-after'})),
+		'out of descriptors: a program is a 503 with Retry-After (or runs), not a 500')
+		or diag($r ? $r->{status} : 'no answer');
+	close $_ for @idle;
+}
+
 $t->done_testing();
