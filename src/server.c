@@ -739,19 +739,29 @@ conn_room(void)
 }
 
 /* Refuses a client, mostly one whose address has MAX_CONNECTIONS_PER_IP
- * open: a 503, sent without waiting, and the connection closed. */
+ * open: a 503, sent without waiting, and the connection closed.  On the
+ * HTTPS port a fatal TLS alert (handshake_failure) instead: a TLS client
+ * takes a 503 in clear for a broken server ("wrong version number"). */
 static void
 conn_refuse(int fd, const struct sockaddr_storage *peer, const char *why)
 {
 	static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
 	    "Retry-After: 10\r\nContent-Length: 0\r\n"
 	    "Connection: close\r\n\r\n";
+	static const char alert[] = { 0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 40 };
 	static time_t warned;
 	time_t now = time(NULL);
 	char addr[48];
+	struct sockaddr_storage me;
+	socklen_t len = sizeof(me);
 
 	(void)why;	/* for the log, when there is one */
-	(void)!send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (ENABLE_TLS && getsockname(fd, (struct sockaddr *)&me, &len) == 0 &&
+	    ntohs(((struct sockaddr_in *)&me)->sin_port) == settings.set_tls_port)
+		(void)!send(fd, alert, sizeof(alert), MSG_DONTWAIT | MSG_NOSIGNAL);
+	else
+		(void)!send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT |
+		    MSG_NOSIGNAL);
 	close(fd);
 	if (ENABLE_LOG && now != warned) {	/* once a second at most */
 		addr_fmt(peer, addr, sizeof(addr));

@@ -344,4 +344,26 @@ SKIP: {
 	like($out, qr{^second: HTTP/1\.1 200 }m, '... and the file it wrote is served') or diag($out);
 	$b->stop();
 }
+# An address past MAX_CONNECTIONS_PER_IP on the HTTPS port gets a TLS
+# alert, as a TLS client understands; it got the plain port's 503 in
+# clear, which curl and browsers report as a broken server ("wrong version
+# number") (helper-68)
+{
+	my $p = MrhttpdTest->new(conf => { tls_conf($pki, 'ec'), MAX_CONNECTIONS_PER_IP => 2 });
+	my $pport = tls_port();
+	$p->run('-s', $pport);
+	# each with its ClientHello: deferred accept takes none before data
+	my @held = map { http_connect(port => $pport) } 1 .. 2;
+	http_send($_, $hello) for @held;
+	sleep 0.3;
+	my $s = http_connect(port => $pport);
+	http_send($s, $hello);
+	my $got = http('', sock => $s, timeout => 5);
+	is(unpack('H*', substr($got, 0, 7)), '15030300020228',
+		'the third connection from an address (MAX_CONNECTIONS_PER_IP=2) on the HTTPS port: '
+		. 'a fatal handshake_failure alert, no clear-text 503')
+		or diag(substr($got, 0, 60));
+	close $_ for @held;
+	$p->stop();
+}
 $t->done_testing();
