@@ -380,6 +380,11 @@ http_date_parse(const char *s, time_t *t)
 	/* a 32-bit time_t holds 1901 to 2038: a date beyond is taken as
 	 * its end, as late or as early as can be, not wrapped to another */
 	if (sizeof(time_t) < sizeof(v) && (v > INT32_MAX || v < INT32_MIN)) {
+		/* the day checked without a time_t: the next month's first
+		 * comes after it */
+		if (days_from_civil(y + (m == 12), m % 12 + 1, 1) <=
+		    days_from_civil(y, m, d))
+			return -1;
 		*t = v < 0 ? INT32_MIN : INT32_MAX;
 		return 0;
 	}

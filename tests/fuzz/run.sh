@@ -75,7 +75,7 @@ fi
 SAN='-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all'
 # as the Makefile: 64-bit off_t on 32-bit targets too
 CFLAGS="-std=gnu99 -Wall -Wextra -g -O1 -fno-omit-frame-pointer $SAN -pthread"
-CPPFLAGS="-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I$OUT/cfg -Isrc"
+CPPFLAGS="-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64 -I$OUT/cfg -Isrc"
 
 mkdir -p "$OUT/artifacts" "$OUT/corpus" || exit 1
 

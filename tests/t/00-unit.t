@@ -31,9 +31,9 @@ my %tc = map { $_ => $ENV{$_} // '' }
 $out .= '-' . substr(md5_hex(join("\0", map { "$_=$tc{$_}" } sort keys %tc)), 0, 8)
 	if grep { length } values %tc;
 my @cc = split(' ', $tc{CC} || "$tc{CROSS_COMPILE}gcc");
-# as the Makefile: 64-bit off_t on 32-bit glibc targets too
+# as the Makefile: 64-bit off_t and time_t on 32-bit glibc targets too
 my @cflags = (qw(-std=gnu99 -Wall -Wextra -pthread),
-	qw(-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64),
+	qw(-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64),
 	split(' ', "$tc{CFLAGS} $tc{CPPFLAGS}"), "-I$cfg", '-Isrc');
 push @cflags, '-fsanitize=address,undefined', '-fno-sanitize-recover=all', '-g'
 	if $sanitize;
