@@ -85,8 +85,9 @@ upload_below(const char *path, ssize_t len)
 /*
  * May a PUT make a file or directory of this name?  UTF-8 only, with no
  * control character: C0 and DEL, and C1 too, raw or encoded (0x9b is an
- * escape to a terminal as ESC [ is); nor a bidirectional override or
- * isolate, which shows a name as another ("txt.exe" as "exe.txt").
+ * escape to a terminal as ESC [ is); nor a bidirectional control (an
+ * override shows "txt.exe" as "exe.txt"), nor a line or paragraph
+ * separator.
  */
 static int
 name_ok(const char *name)
@@ -97,7 +98,8 @@ name_ok(const char *name)
 
 	for (i = 0; i < n; i += len)
 		if ((len = utf8_next(u + i, n - i, &cp)) == 0 || cp < 0x20 ||
-		    (cp >= 0x7f && cp < 0xa0) || (cp >= 0x202a &&
+		    (cp >= 0x7f && cp < 0xa0) || cp == 0x061c ||
+		    cp == 0x200e || cp == 0x200f || (cp >= 0x2028 &&
 		    cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
 			return 0;
 	return 1;
@@ -117,7 +119,7 @@ upload_locate(struct request *r, int create, char *name,
 {
 	size_t plen = sizeof(CONFIG_PUT_PATH) - 1;
 	char *path, *comp;
-	const char *p;
+	const char *p, *q;
 	ssize_t len;
 	int dfd, depth = 0;
 
@@ -137,11 +139,15 @@ upload_locate(struct request *r, int create, char *name,
 	 * tree.  One that is there already may still be read or removed */
 	if (r->req_method == M_PUT && !name_ok(path + plen))
 		return -400;
-	if (strlen(strrchr(path, '/') + 1) >= namesz)
-		return -414;	/* before a directory is made for it */
-	for (p = path + plen + 1; (p = strchr(p, '/')) != NULL; p++)
-		depth++;
-	if (depth > TREE_DEPTH_MAX)
+	/* no name over 255 bytes, nor more than TREE_DEPTH_MAX directories:
+	 * 414 before a directory is made for it */
+	for (p = path + plen; *p != '\0'; p = q, depth++) {
+		if ((q = strchr(p + 1, '/')) == NULL)
+			q = p + strlen(p);
+		if ((size_t)(q - p - 1) >= namesz)
+			return -414;
+	}
+	if (depth - 1 > TREE_DEPTH_MAX)
 		return -414;
 	if ((dfd = open_dirs(path, create, &comp)) == -1)
 		return -errno_status(errno, 1);

@@ -325,7 +325,7 @@ for my $pad (100, 3000, 6000) {
 	for my $p ('/incoming/a%0d%0ab', '/incoming/esc%1b', '/incoming/d%0a/f',
 	    '/incoming/del%7f', '/incoming/c1%9b31m', '/incoming/u%c2%9b31m',
 	    '/incoming/bidi%e2%80%aetxt.exe', '/incoming/iso%e9.txt',
-	    '/incoming/x%e2%81%a6/f') {
+	    '/incoming/x%e2%81%a6/f', '/incoming/lrm%e2%80%8e', '/incoming/ls%e2%80%a8') {
 		my $r = req('PUT', $p, "data\n");
 		is($r->{status}, 400, "PUT $p: 400");
 	}
@@ -340,6 +340,9 @@ for my $pad (100, 3000, 6000) {
 	is(req('PUT', '/incoming/long1/long2/' . ('n' x 300), "x\n")->{status}, 414,
 		'PUT of a 300-byte name: 414');
 	ok(!-e "$in/long1", '... and no directory made for it');
+	is(req('PUT', '/incoming/long2/' . ('d' x 300) . '/f', "x\n")->{status}, 414,
+		'PUT below a 300-byte directory name: 414');
+	ok(!-e "$in/long2", '... and no directory made for it (helper-72)');
 	spew("$in/new\nline", "odd\n");
 	my $r = req('GET', '/incoming/new%0Aline');
 	is($r->{status}, 200, 'one already there can be read');
