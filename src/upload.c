@@ -292,13 +292,17 @@ upload_commit_lock(int dfd)
 
 /* Is name in dfd there (1), not there (0), or not to be known (-1, errno
  * set)?  An error is never taken for "not there": that skipped an
- * If-Unmodified-Since, and the file was replaced. */
+ * If-Unmodified-Since, and the file was replaced.  Where only FILE.gz is
+ * (GZIP_STATIC), that is there, as for a DELETE: a client that takes gzip
+ * has it for FILE, with its ETag. */
 static int
 target_stat(int dfd, const char *name, struct stat *st)
 {
+	char gz[256 + 3];
+
 	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 1;
-	return errno == ENOENT ? 0 : -1;
+	return errno != ENOENT ? -1 : gz_only(dfd, name, gz, st);
 }
 
 /*
