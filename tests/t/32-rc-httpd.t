@@ -258,12 +258,20 @@ for my $name ('httpd', 'mrhttpd-longname-build') {
 	# and one that starts is left running
 	my $fport = MrhttpdJail::first_free_port(18400, 18499);
 	SKIP: {
-		skip 'no free port in 18400-18499', 4 unless $fport;
+		skip 'no free port in 18400-18499', 5 unless $fport;
 		my %env = (PIDFILE => "$dir/run/fg.pid");
 		my $ok = MrhttpdTest->new(conf => { %{ $fg->conf },
 			SERVER_PORT => $fport, PID_FILE => $env{PIDFILE} });
-		($code, $out) = rc(['start'], { MRHTTPD => $ok->binary, %env });
-		is($code, 0, 'DETACH=0 build: start: 0') or diag($out);
+		# in a command substitution, as a web UI's program or a script
+		# runs it: the server held the caller's stdout, and the
+		# substitution ended only with the server (helper-70)
+		my $so = "$dir/fg-start.out";
+		($code) = run_timed({ timeout => 8, stdout => $so, stderr => $so,
+			env => { MRHTTPD => $ok->binary, %env } },
+			'sh', '-c', 'o=$("$0" start) && echo "started: $o"', $rc_httpd);
+		$out = slurp($so) // '';
+		is($code, 0, 'DETACH=0 build: start in $(...): 0, it returns') or diag($out);
+		like($out, qr/^started: starting mrhttpd$/m, '... with its output') or diag($out);
 		my ($r) = parse_responses(http_get('/', port => $fport, timeout => 3));
 		is($r && $r->{status}, 200, 'DETACH=0 build: serving');
 		($code) = rc(['status'], { MRHTTPD => $ok->binary, %env });
