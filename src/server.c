@@ -1411,9 +1411,13 @@ run_stop(int sig)
 		__atomic_store_n(&listener.l_in_set, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&listener.l_lock);
 	log_info("stopping on signal %d", sig);
+	/* the idle ones end; one at work goes on, a body still coming
+	 * included (it was cut), and closes after its reply.  Past the
+	 * drain the process ends: an upload's temporary file left goes at
+	 * the next start (upload_sweep) */
 	for (i = 0; i < __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE); i++)
-		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) !=
-		    SLOT_FREE)	/* a stale fd is at worst a file: ENOTSOCK */
+		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) ==
+		    SLOT_PARKED)	/* a stale fd is at worst a file: ENOTSOCK */
 			shutdown(slots[i].s_conn.c_fd, SHUT_RD);
 	deadline = now_ms() + 5000;
 	while (__atomic_load_n(&pool.p_workers, __ATOMIC_ACQUIRE) > 0 &&

@@ -68,4 +68,31 @@ my $data = substr(join('', map { md5($_) } 0 .. $size / 16), 0, $size);
 	$t->teardown;
 }
 
+# An upload in flight is finished too: its body was cut at the stop (the
+# socket shut for reading), the client got a close, and the log a status
+# of 0 (helper-70: a 300 KB PUT at 100 KB/s, SIGINT after a second)
+SKIP: {
+	my $t = MrhttpdTest->new(conf => { PUT_PATH => '/up' });
+	skip 'built without PUT', 3 unless $t->feature('put');
+	mkdir $t->htdocs . '/up';
+	$t->run();
+	my $n = 300 * 1024;
+	my $s = http_connect();
+	http_send($s, "PUT /up/mid.bin HTTP/1.1\r\nHost: x\r\nContent-Length: $n\r\n"
+		. "Connection: close\r\n\r\n");
+	my $sent = 0;
+	my $t0 = time;
+	while ($sent < $n) {
+		http_send($s, 'u' x 10240) or last;
+		$sent += 10240;
+		kill 'INT', $t->pid if $sent == 102400;	# a second in
+		sleep 0.1;
+	}
+	my ($r) = parse_responses(http('', sock => $s, timeout => 5));
+	is($r && $r->{status}, 201, 'SIGINT during an upload: it is finished, 201');
+	is(-s $t->htdocs . '/up/mid.bin', $n, '... the whole body stored');
+	like($t->log // '', qr{"PUT /up/mid\.bin HTTP/1\.1" 201 }, '... and logged 201');
+	$t->teardown;
+}
+
 done_testing();
