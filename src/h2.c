@@ -180,6 +180,9 @@ struct h2 {
 						 * and body DATA come; when
 						 * last looked at (h2_seen) */
 	long long	 h_progress;	/* when h_moved was seen to move */
+	long long	 h_frame_at;	/* when the last whole frame came, or
+					 * the connection parked idle first */
+	int		 h_parked_busy;	/* it parked last with a stream open */
 	int		 h_ctrl;	/* control frames left this second */
 	long long	 h_ctrl_at;
 	unsigned	 h_refused;	/* streams refused as they waited */
@@ -1757,6 +1760,7 @@ h2_frame(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 	struct h2s *s = nghttp2_session_get_stream_user_data(ses, f->hd.stream_id);
 	int end = (f->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
 
+	h->h_frame_at = now_ms();
 	switch (f->hd.type) {
 	case NGHTTP2_HEADERS:
 		if (s != NULL && f->headers.cat == NGHTTP2_HCAT_REQUEST)
@@ -2053,7 +2057,7 @@ h2_start(struct conn *c)
 		return NULL;
 	h->h_conn = c;
 	h->h_efd = -1;
-	h->h_progress = now_ms();
+	h->h_frame_at = h->h_progress = now_ms();
 	h->h_tail = &h->h_head;
 	h->h_ltail = &h->h_later;
 	if (nghttp2_session_server_new2(&h->h_ses, callbacks, h, options) != 0) {
@@ -2200,16 +2204,22 @@ h2_wait(struct h2 *h, struct conn *c, int eof)
  * window holds back, a request not yet whole), the sweep ends it at
  * HTTP2_IDLE_TIMEOUT from its last progress (a stream begun, DATA sent,
  * a body's DATA come): frames that move nothing, PINGs, do not keep it.
- * Else it is idle, and the sweep counts from now.
+ * Else it is idle, and the sweep counts from its last whole frame, or
+ * from its streams' end: bytes that make no frame (a frame's byte each
+ * second, TLS alerts) kept it for good, as each parking counted anew.
  */
 static void
 h2_due(struct h2 *h, struct conn *c)
 {
 	h2_seen(h);
-	if (h->h_streams == NULL)
+	if (h->h_streams == NULL) {
 		h->h_progress = now_ms();
-	c->c_due = h->h_streams == NULL ? 0 :
-	    h->h_progress + CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL;
+		if (h->h_parked_busy)	/* idle from now, not a frame before */
+			h->h_frame_at = h->h_progress;
+	}
+	h->h_parked_busy = h->h_streams != NULL;
+	c->c_due = (h->h_streams == NULL ? h->h_frame_at : h->h_progress) +
+	    CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL;
 }
 
 /*

@@ -812,4 +812,31 @@ ok($t->alive, 'the server is still up');
 	close $c2;
 	$tc->stop;
 }
+# An idle connection (no stream open) that sends bytes making no frame,
+# a byte a second of a frame that never ends, is closed HTTP2_IDLE_TIMEOUT
+# after its last whole frame; each parking counted anew, and it stayed
+# for good (helper-68; TLS alerts did the same)
+{
+	my $ts = MrhttpdTest->new(conf => { HTTP2 => 1, HTTP2_IDLE_TIMEOUT => 2 });
+	$ts->run;
+	my $c = h2_open($ts->port);
+	my ($f) = h2_read($c, 2, sub { $_[0]{type} == H2_SETTINGS && !($_[0]{flags} & 1) });
+	http_send($c, h2_frame(H2_SETTINGS, 1, 0, ''));		# its ACK
+	# a frame of a type unknown (to be ignored) whose payload never ends
+	http_send($c, pack('CnCCN', 0, 16000, 0xfa, 0, 0));
+	my $t0 = time;
+	my $closed;
+	while (time - $t0 < scaled(8)) {
+		http_send($c, "p") or do { $closed = 1; last };
+		my (undef, $cl) = h2_read($c, 1, sub { $_[0]{type} == H2_GOAWAY });
+		if ($cl) { $closed = 1; last }
+		my $sel = IO::Select->new($c);
+		if ($sel->can_read(0) && !sysread($c, my $x, 1)) { $closed = 1; last }
+	}
+	my $el = time - $t0;
+	ok($closed && $el < scaled(5), sprintf('no stream, a byte a second that makes no frame: closed after %.1f s '
+		. '(HTTP2_IDLE_TIMEOUT 2)', $el));
+	$ts->stop;
+}
+
 $t->done_testing();
