@@ -253,6 +253,8 @@ for my $name ('httpd', 'mrhttpd-longname-build') {
 		PIDFILE => "$dir/run/none.pid" });
 	is($code, 1, 'DETACH=0 build whose port is taken: start: 1') or diag($out);
 	like($out, qr/did not start \(exit 1\)/, '... and says so');
+	like($out, qr/^mrhttpd: .*(?:bind|in use)/mi, '... with the server\'s own reason')
+		or diag($out);
 	ok(time - $t0 < 10, sprintf('... within %.1f s', time - $t0));
 
 	# and one that starts is left running
@@ -261,14 +263,15 @@ for my $name ('httpd', 'mrhttpd-longname-build') {
 		skip 'no free port in 18400-18499', 5 unless $fport;
 		my %env = (PIDFILE => "$dir/run/fg.pid");
 		my $ok = MrhttpdTest->new(conf => { %{ $fg->conf },
-			SERVER_PORT => $fport, PID_FILE => $env{PIDFILE} });
+			SERVER_PORT => $fport, PID_FILE => $env{PIDFILE},
+			LOG_FILE => "$dir/run/fg.log" });
 		# in a command substitution, as a web UI's program or a script
-		# runs it: the server held the caller's stdout, and the
-		# substitution ended only with the server (helper-70)
+		# runs it: the server held the caller's stdout and stderr, and
+		# the substitution ended only with the server (helper-70, -73)
 		my $so = "$dir/fg-start.out";
 		($code) = run_timed({ timeout => 8, stdout => $so, stderr => $so,
 			env => { MRHTTPD => $ok->binary, %env } },
-			'sh', '-c', 'o=$("$0" start) && echo "started: $o"', $rc_httpd);
+			'sh', '-c', 'o=$("$0" start 2>&1) && echo "started: $o"', $rc_httpd);
 		$out = slurp($so) // '';
 		is($code, 0, 'DETACH=0 build: start in $(...): 0, it returns') or diag($out);
 		like($out, qr/^started: starting mrhttpd$/m, '... with its output') or diag($out);
