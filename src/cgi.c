@@ -76,12 +76,12 @@ struct cgi {
 	int		 g_cut;		/* its wait was cut (cgi_cut): 1, 2 output */
 	int		 g_wout;	/* listed for its output, not its body */
 	const unsigned char *g_peer;	/* its client's address (peer.c) */
+	int		 g_termed;	/* running when the stop's SIGTERM came */
 };
 
 /* The programs running, for the server's stop (cgi_end_all). */
 static pthread_mutex_t cgi_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_list;
-static int cgi_ending;		/* cgi_end_all has begun */
 
 /*
  * With CGI_MAX, a request that finds every place taken waits for one in
@@ -647,8 +647,13 @@ cgi_signal_all(int sig)
 
 	pthread_mutex_lock(&cgi_lock);
 	for (g = cgi_list; g != NULL; g = g->g_next, n++)
-		if ((pid = __atomic_load_n(&g->g_pid, __ATOMIC_ACQUIRE)) > 0)
+		if ((pid = __atomic_load_n(&g->g_pid, __ATOMIC_ACQUIRE)) > 0) {
+			/* ended by us, not by itself: its output is cut */
+			if (sig == SIGTERM && !cgi_ended(pid, 0))
+				__atomic_store_n(&g->g_termed, 1,
+				    __ATOMIC_RELAXED);
 			cgi_signal(pid, sig);
+		}
 	for (i = 0; i < orphans_n; i++, n++) {
 		cgi_signal(orphans[i].o_pid, sig);
 		if (sig == SIGTERM)	/* SIGKILL its group when it ends */
@@ -670,7 +675,6 @@ cgi_end_all(void)
 	const struct timespec tick = { .tv_nsec = 10 * 1000000 };
 	long long deadline = now_ms() + 1000;
 
-	__atomic_store_n(&cgi_ending, 1, __ATOMIC_RELAXED);
 	if (cgi_signal_all(SIGTERM) == 0)
 		return;
 	while (cgi_signal_all(0) > 0 && now_ms() < deadline)	/* 0: counts */
@@ -1308,9 +1312,9 @@ cgi_stream(void *arg, struct stream *st)
 	while ((n = cgi_pump(g)) > 0)
 		if (cgi_put(g, st, g->g_io, (size_t)n) == -1)
 			return -1;
-	/* its output ended as the server stops: by our signal, cut short,
-	 * which a last chunk would pass for whole */
-	if (n == 0 && __atomic_load_n(&cgi_ending, __ATOMIC_RELAXED))
+	/* its output ended as the server stopped it: cut short, which a
+	 * last chunk would pass for whole; not one that had ended itself */
+	if (n == 0 && __atomic_load_n(&g->g_termed, __ATOMIC_RELAXED))
 		return (int)cgi_stop(g, -1);
 	return (int)n;
 }

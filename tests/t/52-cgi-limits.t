@@ -32,6 +32,9 @@ sub prog {
 	script("$bin/$name", "#!/bin/sh\necho \$\$ > '$run/$name.pid'\n$body");
 }
 prog('sleep.sh', "sleep 1000\n");
+# a whole reply of 70 KB, and an exit of its own
+script("$bin/whole.sh", "#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\n'\n"
+	. "head -c 71680 /dev/zero | tr '\\0' b\nexit 0\n");
 prog('sleep-ignore.sh', "trap '' TERM\nsleep 1000\necho never\n");
 prog('sleep-after-head.sh', "printf 'Content-Type: text/plain\\n\\npartial\\n'\nsleep 1000\n");
 prog('sleep-bg.sh', "sleep 1000 &\nprintf 'Content-Type: text/plain\\n\\nbackground\\n'\n");
@@ -764,6 +767,29 @@ SKIP: {
 		'out of descriptors: a program is a 503 with Retry-After (or runs), not a 500')
 		or diag($r ? $r->{status} : 'no answer');
 	close $_ for @idle;
+}
+
+# A program that wrote its whole reply and ended by itself before the
+# stop, the reply's tail still on its way to a slow client when the
+# programs are ended: that reply ends whole, with its last chunk; the
+# first cut looked at the stop alone, and cut it (helper-73)
+{
+	my $tw = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin });
+	$tw->run();
+	my $s = IO::Socket::INET->new(Proto => 'tcp') or die "socket: $!";
+	setsockopt($s, SOL_SOCKET, SO_RCVBUF, pack('i', 4096)) or die "SO_RCVBUF: $!";
+	$s->connect(pack_sockaddr_in($tw->port, inet_aton('127.0.0.1'))) or die "connect: $!";
+	http_send($s, "GET /cgi-bin/whole.sh HTTP/1.1\r\nHost: x\r\n\r\n");
+	sleep 1.5;
+	kill 'TERM', $tw->pid;
+	sleep 5.2;	# past the drain: the programs are being ended
+	my $got = http('', sock => $s, timeout => 5);
+	my ($body) = $got =~ /\r\n\r\n(.*)\z/s;
+	my $n = 0;
+	$n += length $1 while ($body // '') =~ /\G[0-9a-f]+\r\n(b+)\r\n/gc;
+	is($n, 71680, 'a program that ended by itself before the stop: its whole reply');
+	like($got, qr/\r\n0\r\n\r\n\z/, '... with its last chunk, not cut');
+	$tw->stop;
 }
 
 $t->done_testing();
