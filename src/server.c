@@ -740,26 +740,33 @@ conn_room(void)
 
 /* Refuses a client, mostly one whose address has MAX_CONNECTIONS_PER_IP
  * open: a 503, sent without waiting, and the connection closed.  On the
- * HTTPS port a fatal TLS alert (handshake_failure) instead: a TLS client
- * takes a 503 in clear for a broken server ("wrong version number"). */
+ * HTTPS port a fatal TLS alert (internal_error) instead: a TLS client
+ * takes a 503 in clear for a broken server ("wrong version number"); its
+ * ClientHello, there with deferred accept, is read first, or the close
+ * resets the connection, and a client may drop the alert unread. */
 static void
 conn_refuse(int fd, const struct sockaddr_storage *peer, const char *why)
 {
 	static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
 	    "Retry-After: 10\r\nContent-Length: 0\r\n"
 	    "Connection: close\r\n\r\n";
-	static const char alert[] = { 0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 40 };
+	static const char alert[] = { 0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 80 };
 	static time_t warned;
 	time_t now = time(NULL);
-	char addr[48];
+	char addr[48], hello[2048];
 	struct sockaddr_storage me;
 	socklen_t len = sizeof(me);
+	int i;
 
 	(void)why;	/* for the log, when there is one */
 	if (ENABLE_TLS && getsockname(fd, (struct sockaddr *)&me, &len) == 0 &&
-	    ntohs(((struct sockaddr_in *)&me)->sin_port) == settings.set_tls_port)
+	    ntohs(((struct sockaddr_in *)&me)->sin_port) ==
+	    settings.set_tls_port) {
+		for (i = 0; i < 4 && recv(fd, hello, sizeof(hello),
+		    MSG_DONTWAIT) > 0; i++)
+			;	/* a few reads at most: no flood keeps us */
 		(void)!send(fd, alert, sizeof(alert), MSG_DONTWAIT | MSG_NOSIGNAL);
-	else
+	} else
 		(void)!send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT |
 		    MSG_NOSIGNAL);
 	close(fd);
