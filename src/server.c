@@ -1394,6 +1394,31 @@ run_start(int ready)
 	return sfd;
 }
 
+/* Shuts for reading the slots in state st, or every one in use with
+ * SLOT_FREE.  A stale fd is at worst a file: ENOTSOCK. */
+static void
+slots_shut(int st)
+{
+	int i, now;
+
+	for (i = 0; i < __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE); i++) {
+		now = __atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE);
+		if (st == SLOT_FREE ? now != SLOT_FREE : now == st)
+			shutdown(slots[i].s_conn.c_fd, SHUT_RD);
+	}
+}
+
+/* Waits until no worker is busy, or until deadline (ms). */
+static void
+drain(long long deadline)
+{
+	const struct timespec tick = { .tv_nsec = 10 * 1000000 };
+
+	while (__atomic_load_n(&pool.p_workers, __ATOMIC_ACQUIRE) > 0 &&
+	    now_ms() < deadline)
+		nanosleep(&tick, NULL);
+}
+
 /*
  * Stop: free the port at once, wake every connection (those waiting for
  * a next request end; replies in progress go on), and let them finish
@@ -1402,7 +1427,6 @@ run_start(int ready)
 static void
 run_stop(int sig)
 {
-	long long deadline;
 	int i;
 
 	(void)sig;	/* for the log alone, which a build may lack */
@@ -1419,19 +1443,14 @@ run_stop(int sig)
 	pthread_mutex_unlock(&listener.l_lock);
 	log_info("stopping on signal %d", sig);
 	/* the idle ones end; one at work goes on, a body still coming
-	 * included (it was cut), and closes after its reply.  Past the
-	 * drain the process ends: an upload's temporary file left goes at
-	 * the next start (upload_sweep) */
-	for (i = 0; i < __atomic_load_n(&slots_hi, __ATOMIC_ACQUIRE); i++)
-		if (__atomic_load_n(&slots[i].s_state, __ATOMIC_ACQUIRE) ==
-		    SLOT_PARKED)	/* a stale fd is at worst a file: ENOTSOCK */
-			shutdown(slots[i].s_conn.c_fd, SHUT_RD);
-	deadline = now_ms() + 5000;
-	while (__atomic_load_n(&pool.p_workers, __ATOMIC_ACQUIRE) > 0 &&
-	    now_ms() < deadline) {
-		const struct timespec tick = { .tv_nsec = 10 * 1000000 };
-
-		nanosleep(&tick, NULL);
+	 * included (it was cut), and closes after its reply */
+	slots_shut(SLOT_PARKED);
+	drain(now_ms() + 5000);
+	/* a body that still stalls then is cut, and its upload given a
+	 * moment to remove its temporary file and be logged */
+	if (ENABLE_BODIES || ENABLE_HTTP2) {
+		slots_shut(SLOT_FREE);
+		drain(now_ms() + 500);
 	}
 	for (i = 0; i < LISTENERS; i++)
 		if (listener.l_fd[i] != -1)

@@ -95,4 +95,28 @@ SKIP: {
 	$t->teardown;
 }
 
+# One whose client sends no more is cut when the drain ends, and has a
+# moment to remove its temporary file (helper-73: it stayed, on a
+# router's tmpfs, until a next start that may never come)
+SKIP: {
+	my $t = MrhttpdTest->new(conf => { PUT_PATH => '/up', REQUEST_TIMEOUT => 60 });
+	skip 'built without PUT', 5 unless $t->feature('put');
+	mkdir $t->htdocs . '/up';
+	$t->run();
+	my $s = http_connect();
+	http_send($s, "PUT /up/stall.bin HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
+		. "\r\n" . ('s' x 30000));
+	my $temps = sub { opendir(my $d, $t->htdocs . '/up') or return 0;
+		return scalar grep { /^\.mrhttpd-upload-/ } readdir $d };
+	for (my $until = time + 5; !$temps->() && time < $until; sleep 0.05) {}
+	ok($temps->(), 'a stalled upload has its temporary file');
+	my $t0 = time;
+	is($t->stop, 0, 'SIGTERM: exit 0');
+	my $el = time - $t0;
+	ok($el < 5 + 2 * $slack, sprintf('... after %.1f s, the drain', $el));
+	is($temps->(), 0, '... and the temporary file is gone');
+	ok(!-e $t->htdocs . '/up/stall.bin', '... nothing stored');
+	$t->teardown;
+}
+
 done_testing();

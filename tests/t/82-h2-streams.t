@@ -695,9 +695,9 @@ ok($t->alive, 'the server is still up');
 # A request in flight has the 5 s drain to finish, one whose body is still
 # coming included (its socket was shut for reading, which cut an upload
 # making progress at once: helper-70, 20-shutdown.t).  One whose client
-# sends no more ends with the process; its temporary file goes at the
-# next start.  A program that has its whole body (its Content-Length)
-# answers, END_STREAM or not.
+# sends no more is cut then, and removes its temporary file and is logged
+# in the half second it is given.  A program that has its whole body (its
+# Content-Length) answers, END_STREAM or not.
 {
 	my $ts = MrhttpdTest->new(conf => { HTTP2 => 1, PUT_PATH => '/incoming',
 		CGI_PATH => '/cgi-bin', CGI_DIR => "$dir/cgi-bin" });
@@ -720,14 +720,12 @@ ok($t->alive, 'the server is still up');
 	is($ts->stop, 0, 'SIGTERM: the server exits 0');
 	my $el = time - $t0;
 	ok($el < 7, sprintf('... after %.1f s, the 5 s drain at most', $el));
+	is($temps->(), 0, '... and the temporary file is gone');
+	like($ts->log // '', qr{"PUT /incoming/m0 HTTP/2\.0"}, '... the upload is logged');
 	ok(!-e "$in/m0", '... nothing stored');
 	my ($f) = h2_read($c, 2);
 	is(body_of($f, 3), "late abc\n", '... and a program that had its whole body answered');
 	close $c;
-	my $again = MrhttpdTest->new(conf => { %{ $ts->conf } });
-	$again->run({ public => $ts->htdocs });
-	ok(wait_for(sub { !$temps->() }, scaled(5)), '... the temporary file goes at the next start');
-	$again->stop;
 }
 
 # --- the streams the server keeps alive, all connections together -----------------
