@@ -194,7 +194,6 @@ out_put(struct dl_out *o, const char *s, size_t n)
 	}
 }
 
-
 /*
  * Writes s[0..n) as text of the listing's format (a JSON string's
  * contents, XML character data or attribute, HTML text or attribute).

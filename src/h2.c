@@ -180,8 +180,9 @@ struct h2 {
 						 * and body DATA come; when
 						 * last looked at (h2_seen) */
 	long long	 h_progress;	/* when h_moved was seen to move */
-	long long	 h_frame_at;	/* when the last whole frame came, or
-					 * the connection parked idle first */
+	long long	 h_frame_at;	/* when it parked after a whole frame
+					 * came, or idle after its streams */
+	int		 h_framed;	/* a whole frame came since it parked */
 	int		 h_parked_busy;	/* it parked last with a stream open */
 	int		 h_ctrl;	/* control frames left this second */
 	long long	 h_ctrl_at;
@@ -1760,7 +1761,7 @@ h2_frame(nghttp2_session *ses, const nghttp2_frame *f, void *arg)
 	struct h2s *s = nghttp2_session_get_stream_user_data(ses, f->hd.stream_id);
 	int end = (f->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
 
-	h->h_frame_at = now_ms();
+	h->h_framed = 1;	/* timed as it parks: no clock read a frame */
 	switch (f->hd.type) {
 	case NGHTTP2_HEADERS:
 		if (s != NULL && f->headers.cat == NGHTTP2_HCAT_REQUEST)
@@ -2214,9 +2215,12 @@ h2_due(struct h2 *h, struct conn *c)
 	h2_seen(h);
 	if (h->h_streams == NULL) {
 		h->h_progress = now_ms();
-		if (h->h_parked_busy)	/* idle from now, not a frame before */
+		/* the frames came in the pass this parking ends; idle
+		 * from now too after streams, not from a frame before */
+		if (h->h_framed || h->h_parked_busy)
 			h->h_frame_at = h->h_progress;
 	}
+	h->h_framed = 0;
 	h->h_parked_busy = h->h_streams != NULL;
 	c->c_due = (h->h_streams == NULL ? h->h_frame_at : h->h_progress) +
 	    CONFIG_HTTP2_IDLE_TIMEOUT * 1000LL;
