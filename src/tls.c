@@ -19,6 +19,7 @@
  * (conn_copyfile), as sendfile cannot encrypt.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sched.h>
 #include <errno.h>
 #include <poll.h>
@@ -532,15 +533,28 @@ static int
 tls_load(const char *path, const char *what, mbedtls_pk_context *key,
     char *err, size_t errsz)
 {
+	struct stat st;
 	int r;
 
-	/* the library says only "read failed": say why */
-	if (access(path, R_OK) == -1) {
+	/* the library says only "read failed", or that memory ran out for
+	 * a directory: say why */
+	if (access(path, R_OK) == -1 || stat(path, &st) == -1) {
 		concat(err, errsz, what, ": ", strerror(errno), NULL);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		concat(err, errsz, what, ": not a regular file", NULL);
 		return -1;
 	}
 	r = key != NULL ? mbedtls_pk_parse_keyfile(key, path, NULL) :
 	    mbedtls_x509_crt_parse_file(&g.g_cert, path);
+	/* above 0: that many of its certificates could not be parsed (the
+	 * library's "generic error"); a chain with a hole is refused too */
+	if (r > 0) {
+		concat(err, errsz, what, ": a certificate in it could not be "
+		    "parsed", NULL);
+		return -1;
+	}
 	return r == 0 ? 0 : tls_fail(err, errsz, what, r);
 }
 

@@ -250,6 +250,22 @@ $bad = MrhttpdTest->new(conf => { TLS => 1, TLS_CERT => "$pki->{dir}/none.crt",
 ok($rc != 0 && $msg =~ /^mrhttpd: TLS_CERT \S+none\.crt: No such file/m,
 	'a missing certificate: named, with the reason')
 	or diag($msg);
+# the library's own words were "memory allocation failed" for a directory
+# and "generic error" for a chain with a block it cannot parse
+mkdir("$pki->{dir}/crt.d");
+MrhttpdTest::spew("$pki->{dir}/hole.crt", MrhttpdTest::slurp($pki->{ec_crt})
+	. "-----BEGIN CERTIFICATE-----\nAAAAbroken\n-----END CERTIFICATE-----\n");
+for (['crt.d', qr/crt\.d: not a regular file$/m, 'a directory'],
+    ['hole.crt', qr/hole\.crt: a certificate in it could not be parsed$/m,
+	'a chain with a block that does not parse']) {
+	my ($f, $re, $what) = @$_;
+	$bad = MrhttpdTest->new(conf => { TLS => 1,
+		TLS_CERT => "$pki->{dir}/$f", TLS_KEY => $pki->{ec_key} });
+	($rc, $msg) = run_cmd(MrhttpdTest::_wrapper(), $bad->binary, '-f',
+		'-p', tls_port(), '-s', tls_port());
+	ok($rc != 0 && $msg =~ /^mrhttpd: TLS_CERT \S+$re/m, "$what as TLS_CERT: says so")
+		or diag($msg);
+}
 
 # A body that only the close ends (HTTP/1.0, a program's output with no
 # length): a close_notify says it is whole, so one cut short (CGI_TIMEOUT)
