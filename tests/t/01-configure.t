@@ -287,6 +287,17 @@ for my $l ("PRAGMA='a b' # a note", 'PRAGMA="no-cache" # a note', 'export PRAGMA
 	($rc, $out, $err) = configure_with("${ok}DEBUG=\n");
 	ok($rc == 0 && $err !~ /DEBUG/, 'DEBUG empty: no warning') or diag($err);
 }
+# LOG_FILE with LOG_LEVEL=0, which builds no logging: taken, with a warning
+{
+	my ($rc, $out, $err) = configure_with("${ok}LOG_FILE=/var/log/m.log\n");
+	ok($rc == 0 && $err =~ /^configure: warning: LOG_FILE has no effect with LOG_LEVEL=0/m,
+		'LOG_FILE with LOG_LEVEL=0: accepted, with a warning') or diag($err);
+	like($out, qr/^  LOG_LEVEL +0 \(nothing logged\)$/m,
+		'... and the summary does not name the file');
+	($rc, $out, $err) = configure_with("${ok}LOG_FILE=/var/log/m.log\nLOG_LEVEL=1\n");
+	ok($rc == 0 && $err !~ /LOG_FILE/ && $out =~ m{LOG_LEVEL +1, to /var/log/m\.log$}m,
+		'LOG_LEVEL=1: no warning, the file in the summary') or diag($err);
+}
 # the 2.2 name is said only where the conf set the key by it alone, and
 # never for a key named inside a quoted value
 {
