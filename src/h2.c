@@ -1187,7 +1187,7 @@ h2s_log(struct h2s *s, const struct reply *rp)
 	struct access a = { .a_line = r->req_line,
 	    .a_line_len = strlen(r->req_line), .a_referer = r->req_referer,
 	    .a_ua = r->req_ua, .a_status = rp->rp_status,
-	    .a_bytes = rp->rp_bytes };
+	    .a_rejected = rp->rp_rejected, .a_bytes = rp->rp_bytes };
 
 	log_access(&s->s_conn, &a);
 }

@@ -159,7 +159,7 @@ http1_request(struct conn *c, struct request *r, int headlen)
 	a = (struct access){ .a_line = r->req_line,
 	    .a_line_len = strlen(r->req_line), .a_referer = r->req_referer,
 	    .a_ua = r->req_ua, .a_status = rp.rp_status,
-	    .a_bytes = rp.rp_bytes };
+	    .a_rejected = rp.rp_rejected, .a_bytes = rp.rp_bytes };
 	log_access(c, &a);
 
 	/* an unread body must go before the next request is read: small

@@ -7,7 +7,9 @@
 
 /*
  * What log_access() is told about a reply.  LOG_LEVEL decides which of
- * them make a line: 1 rejected, 3 failed (>= 400), 4 successful.
+ * them make a line: 1 rejected (a head the parser refused, or a request
+ * the route did: a path it cannot take, a method it does not serve,
+ * failed credentials), 3 failed (>= 400), 4 successful.
  */
 struct access {
 	const char	*a_line;	/* request line, or the raw first line */
@@ -15,7 +17,7 @@ struct access {
 	const char	*a_referer;
 	const char	*a_ua;
 	int		 a_status;
-	int		 a_rejected;	/* refused by the parser */
+	int		 a_rejected;	/* refused by the parser or the route */
 	long long	 a_bytes;	/* body bytes sent, -1 for none */
 };
 

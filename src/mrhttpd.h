@@ -379,6 +379,7 @@ int	 body_pending(const struct body *);
 /* What a request got, for the log. */
 struct reply {
 	int		 rp_status;
+	int		 rp_rejected;	/* refused by the route (LOG_LEVEL 1) */
 	long long	 rp_bytes;	/* body bytes sent, for the log */
 };
 

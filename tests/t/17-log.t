@@ -101,15 +101,22 @@ SKIP: {
 }
 $t->stop();
 
-# The levels: 1 = parser rejections only; 2 adds "accepted"; 3 adds
-# 4xx/5xx replies; 4 everything.  0 = nothing at all.
+# The levels: 1 = rejections (the parser's, and the route's: a path that
+# climbs out or does not decode, an unknown method, failed credentials, as
+# upstream's "rejected requests"); 2 adds "accepted" (every request that
+# parsed); 3 adds 4xx/5xx replies; 4 everything.  0 = nothing at all.
 for my $level (0 .. 3) {
-	my $tl = MrhttpdTest->new(conf => { LOG_LEVEL => $level });
+	my $tl = MrhttpdTest->new(conf => { LOG_LEVEL => $level,
+		AUTH_HEADER => 'Basic dTpw', AUTH_METHODS => 2 });
 	$tl->write_file('a.txt', "aaa\n");
 	$tl->run();
 	http_get('/a.txt');
 	http_get('/missing.txt');
 	http("GET /a.txt HTTP/1.1\r\n\r\n");	# 400 from the parser
+	# refused by the route
+	http("GET /../a.txt HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+	http("FOO /a.txt HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+	http_head('/a.txt');	# 401: HEAD needs credentials here
 	$tl->stop();
 	my $log = $tl->log;
 	my @clf = clf_lines($log);
@@ -117,13 +124,16 @@ for my $level (0 .. 3) {
 	my $s200 = grep { / 200 / } @clf;
 	my $s404 = grep { / 404 / } @clf;
 	my $s400 = grep { / 400 / } @clf;
+	my $refused = grep { m{"(?:GET /\.\./a|FOO /a|HEAD /a)\S* HTTP/1\.[01]" (?:400|501|401) } } @clf;
 	if ($level == 0) {
 		is($log, '', 'LOG_LEVEL=0: nothing logged');
 		is($tl->version_info->{features}{log}, 'no', 'LOG_LEVEL=0: log: no');
 		next;
 	}
-	is($s400, 1, "LOG_LEVEL=$level: parser rejection logged");
-	is($accepted, $level >= 2 ? 2 : 0,
+	is($s400, 2, "LOG_LEVEL=$level: parser rejection and /../ logged");
+	is($refused, 3, "LOG_LEVEL=$level: the route's refusals logged (400, 501, 401)")
+		or diag($log);
+	is($accepted, $level >= 2 ? 5 : 0,
 		"LOG_LEVEL=$level: accepted requests " . ($level >= 2 ? '' : 'not ') . 'logged');
 	is($s404, $level >= 3 ? 1 : 0,
 		"LOG_LEVEL=$level: 404 " . ($level >= 3 ? '' : 'not ') . 'logged');
