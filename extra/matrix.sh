@@ -209,7 +209,7 @@ while [ $i -lt $ncfg ]; do
 	cmp -s "$f.conf" "$dir/mrhttpd.conf" || cp "$f.conf" "$dir/mrhttpd.conf"
 	if make -s -j2 BUILD="$dir" CONF="$dir/mrhttpd.conf" OBJ_CACHE=build/objcache \
 	    CFLAGS="${CFLAGS:--O2} -Werror" > "$dir/build.log" 2>&1 &&
-	    ! grep -q 'warning:' "$dir/build.log" &&
+	    ! grep -v '^configure: warning:' "$dir/build.log" | grep -q 'warning:' &&
 	    "$STRIP" -o "$dir/mrhttpd.stripped" "$dir/mrhttpd" 2>> "$dir/build.log"; then
 		printf '%-40s %7d bytes  (text+data %6s)  ok\n' "$name" \
 		    "$(wc -c < "$dir/mrhttpd.stripped")" \
