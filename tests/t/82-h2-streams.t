@@ -447,19 +447,25 @@ SKIP: {
 	my $c = h2_open($port);
 	http_send($c, h2_frame(H2_WINDOW, 0, 0, pack('N', 1 << 20)));
 	my $hwm = vm_hwm($t->pid);
-	for my $i (0 .. 9) {
-		my $b = h2_block(':method' => 'GET', ':scheme' => 'http',
-			':path' => '/cgi-bin/cookie.sh', ':authority' => 'x',
-			map { (cookie => $_) } @crumbs);
-		my @part = unpack('(a16000)*', $b);
-		my $id = 2 * $i + 1;
-		http_send($c, h2_frame(H2_HEADERS, @part == 1 ? 5 : 1, $id, shift @part)
-			. join('', map { h2_frame(H2_CONTINUATION, $_ == $#part ? 4 : 0,
-			$id, $part[$_]) } 0 .. $#part));
+	# two rounds of five: ten at once may pass H2_HELD (their header
+	# bytes held while they run) where the programs are slow (qemu), and
+	# the last is refused, for the client to send again (REFUSED_STREAM)
+	my $f;
+	for my $round (0, 1) {
+		for my $i (5 * $round .. 5 * $round + 4) {
+			my $b = h2_block(':method' => 'GET', ':scheme' => 'http',
+				':path' => '/cgi-bin/cookie.sh', ':authority' => 'x',
+				map { (cookie => $_) } @crumbs);
+			my @part = unpack('(a16000)*', $b);
+			my $id = 2 * $i + 1;
+			http_send($c, h2_frame(H2_HEADERS, @part == 1 ? 5 : 1, $id, shift @part)
+				. join('', map { h2_frame(H2_CONTINUATION, $_ == $#part ? 4 : 0,
+				$id, $part[$_]) } 0 .. $#part));
+		}
+		my $left = 5;
+		($f) = h2_read($c, 30, sub { $_[0]{type} == H2_DATA &&
+			$_[0]{flags} & 1 && --$left == 0 });
 	}
-	my $left = 10;
-	my ($f) = h2_read($c, 30, sub { $_[0]{type} == H2_DATA &&
-		$_[0]{flags} & 1 && --$left == 0 });
 	is(body_of($f, 19), join('; ', @crumbs) . "\n",
 		'1,400 cookie crumbs: one Cookie, in order')
 		or diag(join ' ', map { "$_->{type}/$_->{id}" } @$f);
