@@ -227,6 +227,28 @@ auth_header_user(void)
 	}
 }
 
+/*
+ * AUTH_METHODS from the environment, as upstream read it, else the
+ * compiled-in mask: 0-15, or -1 (upstream's "all").  Anything else stops
+ * the start, where upstream took it as 0, no credentials asked for.
+ */
+static int
+auth_methods_env(void)
+{
+	const char *env = getenv("AUTH_METHODS");
+
+	if (env == NULL)
+		return CONFIG_AUTH_METHODS;
+	if (strcmp(env, "-1") == 0)
+		return 15;
+	if (env[0] >= '0' && env[0] <= '9' && (env[1] == '\0' ||
+	    (env[0] == '1' && env[1] >= '0' && env[1] <= '5' && env[2] == '\0')))
+		return atoi(env);
+	die("AUTH_METHODS in the environment: '", env, "' is not 0-15 or -1",
+	    NULL);
+	return 0;
+}
+
 /* Started as pw already, with nothing of anyone else's: its uid and
  * gid, real and effective, and no group but its own.  Capabilities and a
  * saved uid of root are caught by the check that root cannot be had
@@ -401,7 +423,14 @@ as_root(void)
 			    "the environment", NULL);
 		settings.set_auth_len = strlen(settings.set_auth);
 		auth_header_user();
-	}
+		settings.set_auth_methods = auth_methods_env();
+	} else if (getenv("AUTH_HEADER") != NULL ||
+	    getenv("AUTH_METHODS") != NULL)
+		/* upstream took them from the environment in any build: here
+		 * a build without auth would serve everything to anyone */
+		die("AUTH_HEADER or AUTH_METHODS is set in the environment, "
+		    "but this build has no auth: set AUTH_METHODS in "
+		    "mrhttpd.conf", NULL);
 	if (ENABLE_AUTH_FILE && auth_load(CONFIG_SERVER_ROOT) == -1)
 		die("AUTH_FILE " CONFIG_SERVER_ROOT CONFIG_AUTH_FILE ": ",
 		    strerror(errno), NULL);

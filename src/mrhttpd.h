@@ -74,6 +74,7 @@ struct settings {
 	const char	*set_auth_type;		/* its scheme, e.g. "Basic" */
 	int		 set_cgi_fd;		/* CGI_DIR, opened at start */
 	size_t		 set_auth_len;
+	int		 set_auth_methods;	/* AUTH_METHODS, or from the environment */
 };
 extern struct settings settings;
 

@@ -282,11 +282,11 @@ needs_auth(const struct request *r, enum route rt)
 
 	switch (rt) {
 	case ROUTE_CGI:
-		return (CONFIG_AUTH_METHODS & (1 | bit)) != 0;
+		return (settings.set_auth_methods & (1 | bit)) != 0;
 	case ROUTE_FILE:
 	case ROUTE_PUT:
 	case ROUTE_DELETE:
-		return (CONFIG_AUTH_METHODS & bit) != 0;
+		return (settings.set_auth_methods & bit) != 0;
 	default:
 		return 0;
 	}

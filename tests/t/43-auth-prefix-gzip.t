@@ -86,6 +86,41 @@ my ($rc, $out) = run_cmd(MrhttpdTest::_wrapper(), $tn->binary, '-f', '-p', '1', 
 isnt($rc, 0, 'auth without AUTH_HEADER anywhere: refuses to start');
 like($out, qr/^mrhttpd: .*AUTH_HEADER/m, '... with a line naming AUTH_HEADER');
 
+# --- AUTH_METHODS from the environment, as upstream read it -----------------
+{
+	my $tv = MrhttpdTest->new(conf => { AUTH_HEADER => $compiled,
+		DEFAULT_INDEX => 'index.html' });
+	$tv->write_file('index.html', "x\n");
+	$tv->run({ env => { AUTH_METHODS => 1 } });
+	is(status('HEAD', '/'), 200, 'AUTH_METHODS=1 in the environment: HEAD is free');
+	is(status('GET', '/'), 401, '... GET is not');
+	$tv->stop();
+	my $tv2 = MrhttpdTest->new(conf => { AUTH_HEADER => $compiled,
+		AUTH_METHODS => 1 });
+	$tv2->run({ env => { AUTH_METHODS => -1 } });
+	is(status('HEAD', '/'), 401, 'AUTH_METHODS=-1 (upstream\'s all) over a compiled 1: HEAD needs credentials');
+	$tv2->stop();
+	for my $bad ('16', 'abc', '', '01x') {
+		local $ENV{AUTH_METHODS} = $bad;
+		my ($rc, $out) = run_cmd("timeout", "20", MrhttpdTest::_wrapper(), $tv->binary,
+			'-f', '-p', '1', '-r', $tv->htdocs);
+		ok($rc != 0 && $out =~ /^mrhttpd: AUTH_METHODS in the environment: '\Q$bad\E' is not/m,
+			"AUTH_METHODS='$bad' in the environment: refuses to start") or diag($out);
+	}
+}
+# a build without auth (upstream took AUTH_HEADER from the environment in
+# any build; here that build would serve everything to anyone)
+{
+	my $tw = MrhttpdTest->new(conf => { DEFAULT_INDEX => 'index.html' });
+	for my $var ('AUTH_HEADER', 'AUTH_METHODS') {
+		local $ENV{$var} = $var eq 'AUTH_HEADER' ? $fromenv : '15';
+		my ($rc, $out) = run_cmd("timeout", "20", MrhttpdTest::_wrapper(), $tw->binary,
+			'-f', '-p', '1', '-r', $tw->htdocs);
+		ok($rc != 0 && $out =~ /^mrhttpd: AUTH_HEADER or AUTH_METHODS is set in the environment, but this build has no auth/m,
+			"no auth built, $var in the environment: refuses to start") or diag($out);
+	}
+}
+
 # --- AUTH_FILE: users with crypt(3) hashes -------------------------------------
 {
 	# compiled in, so at a fixed path: the build is reused between runs
