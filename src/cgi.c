@@ -62,6 +62,8 @@ struct cgi {
 	size_t		 g_inlen, g_inoff;	/* of g_inbuf, for its stdin */
 	size_t		 g_hlen;
 	size_t		 g_elen;
+	int		 g_termed;	/* running when the stop's SIGTERM came */
+	/* cgi_serve clears the fields above this one */
 	char		 g_ebuf[512];	/* a partial stderr line */
 	char		 g_inbuf[IO_SIZE];
 	char		 g_io[IO_SIZE];	/* its stdout */
@@ -76,7 +78,6 @@ struct cgi {
 	int		 g_cut;		/* its wait was cut (cgi_cut): 1, 2 output */
 	int		 g_wout;	/* listed for its output, not its body */
 	const unsigned char *g_peer;	/* its client's address (peer.c) */
-	int		 g_termed;	/* running when the stop's SIGTERM came */
 };
 
 /* The programs running, for the server's stop (cgi_end_all). */
