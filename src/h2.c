@@ -852,6 +852,8 @@ static int
 hop_by_hop(const char *n, size_t len)
 {
 	switch (len) {
+	case 2:		/* a request's field alone (RFC 9113 8.2.2) */
+		return memcmp(n, "te", 2) == 0;
 	case 7:
 		return memcmp(n, "upgrade", 7) == 0;
 	case 10:

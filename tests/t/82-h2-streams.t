@@ -65,6 +65,11 @@ script("$dir/cgi-bin/cookie.sh", <<'EOF');
 #!/bin/sh
 printf 'Content-Type: text/plain\n\n%s\n' "$HTTP_COOKIE"
 EOF
+# TE is a request's field alone over HTTP/2 (RFC 9113 8.2.2)
+script("$dir/cgi-bin/te.sh", <<'EOF');
+#!/bin/sh
+printf 'Content-Type: text/plain\nTE: gzip\n\nte\n'
+EOF
 
 my $t = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
 	CGI_DIR => "$dir/cgi-bin", HTTP2_IDLE_TIMEOUT => 5, PUT_PATH => '/incoming',
@@ -435,6 +440,15 @@ SKIP: {
 		cookie => 'b=2'));
 	my ($f) = h2_read($c, 5, ended(1));
 	is(body_of($f, 1), "a=1; b=2\n", 'two cookie fields: HTTP_COOKIE "a=1; b=2"');
+}
+
+# --- a program's connection-specific fields stay out of HTTP/2 ------------------
+SKIP: {
+	skip 'no curl', 1 unless MrhttpdTest::find_prog('curl');
+	my ($rc, $out) = run_cmd('curl', '-sS', '--max-time', '20',
+		'--http2-prior-knowledge', "http://127.0.0.1:$port/cgi-bin/te.sh");
+	ok($rc == 0 && $out eq "te\n", "a program's TE is dropped (curl refuses a reply with one)")
+		or diag("curl exit $rc: $out");
 }
 
 # --- many crumbs: joined in memory near their size, not its square --------------
