@@ -286,7 +286,7 @@ env_build(struct env *e, struct conn *c, struct request *r,
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	char addr[48];
-	const char *host;
+	const char *host, *v;
 	int port = settings.set_port;
 
 	env_str(e, "PATH", "/usr/local/bin:/usr/bin:/bin");
@@ -308,12 +308,8 @@ env_build(struct env *e, struct conn *c, struct request *r,
 	}
 	if (r->req_clen >= 0 && !r->req_chunked)
 		env_num(e, "CONTENT_LENGTH", (unsigned long long)r->req_clen);
-	for (int j = 0; j < r->req_nhdrs; j++)
-		if (r->req_hdrs[j].h_name_len == 12 &&
-		    strncasecmp(r->req_hdrs[j].h_name, "Content-Type", 12) == 0) {
-			env_str(e, "CONTENT_TYPE", r->req_hdrs[j].h_value);
-			break;
-		}
+	if ((v = request_find(r, "Content-Type", 12)) != NULL)
+		env_str(e, "CONTENT_TYPE", v);
 
 	/* the two ends of the connection */
 	env_str(e, "REMOTE_ADDR", c->c_addr);

@@ -154,6 +154,7 @@ struct request {
  * the head, so a slow client does not make us rescan; start it at 0.
  */
 int	 request_parse(struct request *, char *, size_t, size_t *);
+const char *request_find(const struct request *, const char *, size_t);
 /* util.c: the classes of each byte of a head, C_* bits (RFC 9110 5.6.2
  * tchar, a request-target's, a field value's, a Host's, a hex digit) */
 enum { C_TCHAR = 1, C_TARGET = 2, C_VALUE = 4, C_HOST = 8, C_HEX = 16 };

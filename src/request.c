@@ -512,3 +512,17 @@ request_parse(struct request *r, char *buf, size_t len, size_t *scanned)
 		r->req_keepalive = conn == 2;
 	return (int)(p + (*p == '\r' ? 2 : 1) - buf);
 }
+
+/* The value of r's first field named name (n bytes, any case), or NULL:
+ * for the fields the parser does not keep by themselves. */
+const char *
+request_find(const struct request *r, const char *name, size_t n)
+{
+	int i;
+
+	for (i = 0; i < r->req_nhdrs; i++)
+		if (r->req_hdrs[i].h_name_len == n &&
+		    strncasecmp(r->req_hdrs[i].h_name, name, n) == 0)
+			return r->req_hdrs[i].h_value;
+	return NULL;
+}

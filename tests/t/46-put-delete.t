@@ -367,6 +367,11 @@ for my $pad (100, 3000, 6000) {
 	$r = req('PUT', '/incoming/new.txt', "s\n");
 	is(slurp("$in/new.txt"), "s\n", 'a shorter body replaces it whole (no tail left)');
 
+	# a part of the file (RFC 9110 14.5): it replaced the whole with it
+	$r = req('PUT', '/incoming/new.txt', "abc", 'Content-Range: bytes 0-2/10');
+	is($r->{status}, 400, 'PUT with Content-Range (a partial PUT): 400');
+	is(slurp("$in/new.txt"), "s\n", '... and the file is left as it was');
+
 	($r) = parse_responses(http_get('/incoming/new.txt'));
 	is($r->{body}, "s\n", 'GET serves the uploaded file');
 
