@@ -4,19 +4,110 @@
  * Every line is formatted on the stack and written with one write(2) to an
  * O_APPEND descriptor, so lines from different threads never interleave and
  * no lock is taken.  Timestamps are cached per thread, once a second.
+ *
+ * A log that is not a file (a pipe such as procd's or a shell's, a FIFO,
+ * a terminal, a socket, syslog's) is written without waiting: when its
+ * reader falls behind, lines are lost and counted, never the service.
  */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "log.h"
 
 static int log_fd = STDOUT_FILENO;
+static int log_sock;		/* log_fd is a socket: send, MSG_DONTWAIT */
+static int log_lost;		/* lines not taken since the last said so */
+
+/*
+ * fd as a log written without waiting.  A file is kept as it is (a full
+ * disk fails at once).  A socket is sent to with MSG_DONTWAIT.  Anything
+ * else (a pipe, FIFO or terminal) is opened again through /proc, for a
+ * description of its own whose O_NONBLOCK touches no other holder: the
+ * new descriptor is returned, fd closed unless it is stdout.  Without
+ * /proc it stays as it was, and may block.
+ */
+static int
+log_nowait(int fd)
+{
+	char path[32];
+	struct stat st;
+	int nfd;
+
+	if (fstat(fd, &st) == -1 || S_ISREG(st.st_mode))
+		return fd;
+	if (S_ISSOCK(st.st_mode)) {
+		log_sock = 1;
+		return fd;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	nfd = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC |
+	    O_NOCTTY);
+	if (nfd == -1)
+		return fd;
+	if (fd != STDOUT_FILENO)
+		close(fd);
+	return nfd;
+}
+
+/* syslog(3) waits for a reader that does not read (and for 10 queued
+ * datagrams at most): its lines go on a socket of ours instead, which
+ * connects again, by the name /dev/log, when syslogd has restarted. */
+static int syslog_fd = -1;
+static const struct sockaddr_un syslog_addr = {
+	.sun_family = AF_UNIX, .sun_path = "/dev/log" };
+
+static void
+syslog_connect(void)
+{
+	(void)connect(syslog_fd, (const struct sockaddr *)&syslog_addr,
+	    sizeof(syslog_addr));
+}
+
+/* The line (newline included) as an RFC 3164 datagram of facility
+ * daemon, priority info: "<30>Nov 30 01:02:03 mrhttpd[PID]: line". */
+static ssize_t
+syslog_send(const char *line, size_t n)
+{
+	char msg[2200];
+	struct tm tm;
+	struct buf b;
+	ssize_t w;
+
+	time_utc(time(NULL), &tm);
+	buf_init(&b, msg, sizeof(msg));
+	buf_lit(&b, "<30>");
+	buf_add(&b, month_names + 3 * tm.tm_mon, 3);
+	buf_char(&b, ' ');
+	if (tm.tm_mday < 10)	/* "Nov  3", as the format has it */
+		buf_char(&b, ' ');
+	buf_uint(&b, (unsigned)tm.tm_mday);
+	buf_char(&b, ' ');
+	buf_pad(&b, (unsigned)tm.tm_hour, 2);
+	buf_char(&b, ':');
+	buf_pad(&b, (unsigned)tm.tm_min, 2);
+	buf_char(&b, ':');
+	buf_pad(&b, (unsigned)tm.tm_sec, 2);
+	buf_lit(&b, " mrhttpd[");
+	buf_uint(&b, (unsigned long long)getpid());
+	buf_lit(&b, "]: ");
+	buf_add(&b, line, n - 1);
+	w = send(syslog_fd, msg, buf_len(&b), MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (w == -1 && errno != EAGAIN && errno != EINTR) {
+		/* syslogd went away (and may be back): once more */
+		syslog_connect();
+		w = send(syslog_fd, msg, buf_len(&b), MSG_DONTWAIT |
+		    MSG_NOSIGNAL);
+	}
+	return w == (ssize_t)buf_len(&b) ? (ssize_t)n : -1;
+}
 
 /*
  * Opens the log: LOG_FILE (inside SERVER_ROOT when given the jail's path
@@ -33,16 +124,22 @@ log_open(const char *prefix, uid_t owner)
 	char path[2048];
 	int fd, flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
 
-	static int syslog_open;
+	static int opened;
 
 	if (ENABLE_SYSLOG) {
-		if (!syslog_open)	/* connect to /dev/log before the jail */
-			openlog("mrhttpd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
-		syslog_open = 1;
+		/* connected to /dev/log before the jail */
+		if (syslog_fd == -1 && (syslog_fd = socket(AF_UNIX, SOCK_DGRAM |
+		    SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1)
+			return -1;
+		syslog_connect();
 		return 0;
 	}
-	if (!ENABLE_LOG_FILE)
+	if (!ENABLE_LOG_FILE) {
+		if (!opened)		/* stdout */
+			log_fd = log_nowait(STDOUT_FILENO);
+		opened = 1;
 		return 0;
+	}
 	if ((size_t)snprintf(path, sizeof(path), "%s%s", prefix,
 	    CONFIG_LOG_FILE) >= sizeof(path)) {
 		errno = ENAMETOOLONG;
@@ -57,7 +154,8 @@ log_open(const char *prefix, uid_t owner)
 			errno = 0;
 	} else if (errno != EEXIST || (fd = open(path, flags)) == -1)
 		return -1;
-	if (log_fd == STDOUT_FILENO)
+	fd = log_nowait(fd);
+	if (!opened)
 		log_fd = fd;
 	else {
 		/* dup2 would clear close-on-exec, and hand the log to every
@@ -65,24 +163,49 @@ log_open(const char *prefix, uid_t owner)
 		dup3(fd, log_fd, O_CLOEXEC);
 		close(fd);
 	}
+	opened = 1;
 	return 0;
+}
+
+static const char *iso_time(void);
+
+/* One line out, or counted as lost.  0, or -1 when lost. */
+static int
+log_out(const char *buf, size_t n)
+{
+	ssize_t w;
+
+	/* O_APPEND: one write is one line; a short write is not retried
+	 * because the rest would land after other threads' lines (a pipe
+	 * takes a line of up to 4 KiB whole, or none of it) */
+	do
+		w = ENABLE_SYSLOG ? syslog_send(buf, n) : log_sock ?
+		    send(log_fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL) :
+		    write(log_fd, buf, n);
+	while (w == -1 && errno == EINTR);
+	if (w == (ssize_t)n)
+		return 0;
+	__atomic_add_fetch(&log_lost, 1, __ATOMIC_RELAXED);
+	return -1;
 }
 
 static void
 log_write(const char *buf, size_t n)
 {
-	ssize_t w;
+	char line[96];
+	struct buf b;
+	int lost;
 
-	if (ENABLE_SYSLOG) {
-		/* syslog adds its own time stamp and newline */
-		syslog(LOG_INFO, "%.*s", (int)n - 1, buf);
+	if (log_out(buf, n) == -1 || (lost = __atomic_exchange_n(&log_lost, 0,
+	    __ATOMIC_RELAXED)) == 0)
 		return;
-	}
-	/* O_APPEND: one write is one line; a short write is not retried
-	 * because the rest would land after other threads' lines */
-	do
-		w = write(log_fd, buf, n);
-	while (w == -1 && errno == EINTR);
+	/* the log takes lines again: say how many it did not */
+	buf_init(&b, line, sizeof(line));
+	buf_add(&b, iso_time(), 20);
+	buf_lit(&b, " [warn] ");
+	buf_uint(&b, (unsigned)lost);
+	buf_lit(&b, " log lines lost: the log did not take them in time\n");
+	(void)log_out(line, buf_len(&b));
 }
 
 /* "22/Nov/2026:03:04:05 +0000", cached per thread; 26 bytes. */

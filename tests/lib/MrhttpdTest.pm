@@ -402,7 +402,7 @@ sub run {
 		my $pid = fork() // die "fork: $!";
 		if ($pid == 0) {
 			open STDIN, '<', '/dev/null';
-			open STDOUT, '>>', "$self->{testdir}/stdout.log"
+			open STDOUT, '>>', $opt->{stdout} // "$self->{testdir}/stdout.log"
 				or POSIX::_exit(126);
 			open STDERR, '>>', "$self->{testdir}/stderr.log"
 				or POSIX::_exit(126);

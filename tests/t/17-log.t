@@ -5,7 +5,9 @@
 use strict;
 use warnings;
 
+use Fcntl ();
 use File::Path qw(make_path);
+use POSIX ();
 use Time::HiRes qw(sleep);
 use Test::More;
 use MrhttpdTest;
@@ -155,5 +157,49 @@ like($log, qr{^127\.0\.0\.1 - - \[[^\]]+\] "GET /a\.txt HTTP/1\.0" 200 4 }m,
 	'LOG_FILE: the line is in the file');
 $tf->stop();
 is((-s $tf->testdir . '/stdout.log') || 0, 0, 'LOG_FILE: nothing on stdout');
+
+# The log on a pipe whose reader stops reading (procd's, a shell's): the
+# server waited for it, and every client with it.  Now the lines that do
+# not fit are lost, and counted once it reads again.
+{
+	my $tp = MrhttpdTest->new(conf => { LOG_LEVEL => 4 });
+	$tp->write_file('a.txt', "aaa\n");
+	my $fifo = $tp->testdir . '/log.fifo';
+	unlink $fifo;
+	POSIX::mkfifo($fifo, 0600) or die "mkfifo: $!";
+	sysopen(my $rd, $fifo, Fcntl::O_RDONLY() | Fcntl::O_NONBLOCK())
+		or die "open $fifo: $!";
+	$tp->run({ stdout => $fifo });
+	my $s = http_connect();
+	my $n = 0;
+	# about 200 bytes of log each: twice the pipe's 64 KiB
+	for (1 .. 600) {
+		http_send($s, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+		my $r = read_response($s, timeout => 5);
+		last unless $r && $r->{status} == 200;
+		$n++;
+	}
+	is($n, 600, 'a log pipe nobody reads: 600 requests served');
+	my $drain = sub {
+		my $got = '';
+		while (sysread($rd, my $buf, 65536)) { $got .= $buf }
+		return $got;
+	};
+	my $got = $drain->();
+	ok(length($got) > 0 && length($got) < 600 * 150,
+		'... its lines in part: ' . length($got) . ' bytes');
+	http_send($s, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+	read_response($s, timeout => 5);
+	$got = '';
+	for (1 .. 50) {
+		$got .= $drain->();
+		last if $got =~ /lost/;
+		sleep 0.05;
+	}
+	like($got, qr/^\S+ \[warn\] \d+ log lines lost: the log did not take them in time$/m,
+		'read again: a warning counts the lines lost');
+	close $s;
+	$tp->stop();
+}
 
 $t->done_testing();

@@ -99,6 +99,26 @@ kill 'HUP', $pid;
 http_get('/index.html?after-hup');
 ok(wait_msg(qr{after-hup HTTP/1\.0" 200 }), 'after SIGHUP: still logging to syslog');
 
+# A syslogd that stops reading: Linux queues 10 datagrams, then syslog(3)
+# waited, and every request with it.  Now lines are lost, and counted.
+{
+	my $closed = 0;
+	for my $i (1 .. 20) {
+		my $c;
+		my ($x) = parse_responses(http_get("/index.html?stall-$i",
+			timeout => 5, closed => \$c));
+		$closed++ if $x && $x->{status} == 200 && $c;
+	}
+	is($closed, 20, 'syslogd not reading: 20 requests served and closed, none waiting for it');
+	wait_msg(qr/stall-20 /, 1);	# what was queued, read now
+	@got = ();
+	http_get('/index.html?after-stall');
+	ok(wait_msg(qr/\[warn\] \d+ log lines lost: the log did not take them in time/),
+		'once it reads again, the lines lost are counted in a warning')
+		or diag(join "\n", @got);
+	ok(wait_msg(qr/after-stall HTTP/), '... and lines flow again');
+}
+
 is($t->stop, 0, 'exit 0');
 ok(wait_msg(qr/\[info\] stopped/, 2), 'the stop is logged to syslog');
 is((-s $t->testdir . '/stdout.log') || 0, 0, 'nothing logged on stdout');
