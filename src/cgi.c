@@ -75,7 +75,7 @@ struct cgi {
 	/* g_body_at, g_start and g_body_n as they were when it was listed,
 	 * for cgi_cut (the pump changes none while it waits) */
 	long long	 g_wsince, g_wstart, g_wn;
-	int		 g_cut;		/* its wait was cut (cgi_cut): 1, 2 output */
+	int		 g_cut;		/* its wait was cut (cgi_cut): CUT_* */
 	int		 g_wout;	/* listed for its output, not its body */
 	const unsigned char *g_peer;	/* its client's address (peer.c) */
 };
@@ -95,14 +95,14 @@ static struct cgi *cgi_list;
  * CGI_CUT_RATE since their program started (a second ago at least), the
  * one whose body moved longest ago (cgi_cut), as a wait for a client is
  * cut for a newcomer at MAX_CONNECTIONS: bodies trickled from a few
- * addresses cannot hold every place until CGI_TIMEOUT, while an upload
- * that flows is never cut.  A waiter cuts only a program of an address
- * that holds as many places as its own, or more, and no more cuts are
- * under way than there are waiters.  It may also cut, one at a time, a
- * program whose output has waited CGI_OUT_STALL_MS for its client, of an
- * address that holds two places more than its own (cgi_cuttable): replies
- * read at a modest pace must not keep one address's every place from the
- * others.  It looks again each CGI_CUT_EVERY_MS of the first second of
+ * addresses cannot hold every place until CGI_TIMEOUT.  A waiter cuts
+ * only a program of an address that holds as many places as its own, or
+ * more, and no more cuts are under way than there are waiters.  It may
+ * also cut, one at a time, a program of an address that holds two places
+ * more than its own (cgi_cuttable) whose output has waited
+ * CGI_OUT_STALL_MS for its client, or whose body, however fast it flows,
+ * is being waited for (503): replies read and uploads sent at a modest
+ * pace must not keep one address's every place from the others.  It looks again each CGI_CUT_EVERY_MS of the first second of
  * its wait.  All under cgi_wait_lock, which is taken before an HTTP/2
  * connection's h_lock and peer.c's, never after.
  */
@@ -115,10 +115,13 @@ static pthread_mutex_t cgi_wait_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cgi *cgi_waits, **cgi_wtail = &cgi_waits;
 static struct place_wait *cgi_queue;	/* newest first */
 static int cgi_queued, cgi_cuts;	/* waiters; cut, their place not back */
-static int cgi_outcuts;		/* of those, cut as their output waited */
+static int cgi_sharecuts;	/* of those, cut for a share (CUT_OUT, CUT_SHARE) */
 static pthread_cond_t cgi_place_cond;	/* a place was handed over */
 static int cgi_cond_made;
 static void cgi_release(const unsigned char *, int, int);
+
+/* g_cut: why a wait was cut (cgi_cuttable) */
+enum { CUT_SLOW = 1, CUT_OUT, CUT_SHARE };
 
 enum {
 	CGI_PLACE_WAIT_MS = 2000,	/* for a place, at most */
@@ -1006,24 +1009,31 @@ cgi_waiting(struct cgi *g, int on)
 	return cut;
 }
 
-/* May a waiter whose address holds mine places cut g's wait?  A slow
- * body's, when g's address holds as many or more; a wait for the client
- * to take a piece of output, stalled CGI_OUT_STALL_MS, when g's address
- * holds two more: a client that reads at a modest pace must not keep
- * every place of its address's programs from others until CGI_TIMEOUT.
- * One such cut at a time: the places are counted again once it is done,
- * so that waiters that came together cut one, not one each. */
+/* May a waiter whose address holds mine places cut g's wait, and why
+ * (CUT_*, or 0)?  A slow body's, when g's address holds as many or more
+ * (CUT_SLOW).  When it holds two more: a wait for the client to take a
+ * piece of output, stalled CGI_OUT_STALL_MS (CUT_OUT), or for more of a
+ * body however fast it comes (CUT_SHARE): a client that reads or sends
+ * at a modest pace must not keep every place of its address's programs
+ * from others until CGI_TIMEOUT.  Those one at a time: the places are
+ * counted again once it is done, so that waiters that came together cut
+ * one, not one each. */
 static int
 cgi_cuttable(const struct cgi *g, long long now, int mine)
 {
+	int held;
+
 	if (now - g->g_wstart < CGI_CUT_AGE_MS)
 		return 0;
-	if (g->g_wout)
-		return cgi_outcuts == 0 &&
-		    now - g->g_wsince >= CGI_OUT_STALL_MS &&
-		    peer_cgi(g->g_peer, 0) >= mine + 2;
-	return g->g_wn * 1000 < CGI_CUT_RATE * (now - g->g_wstart) &&
-	    peer_cgi(g->g_peer, 0) >= mine;
+	held = peer_cgi(g->g_peer, 0);
+	if (!g->g_wout && held >= mine &&
+	    g->g_wn * 1000 < CGI_CUT_RATE * (now - g->g_wstart))
+		return CUT_SLOW;
+	if (cgi_sharecuts > 0 || held < mine + 2)
+		return 0;
+	if (!g->g_wout)
+		return CUT_SHARE;
+	return now - g->g_wsince >= CGI_OUT_STALL_MS ? CUT_OUT : 0;
 }
 
 /* Every CGI_MAX place is taken, and a request from peer waits: cuts, of
@@ -1037,18 +1047,20 @@ cgi_cut(const unsigned char *peer)
 {
 	long long now = now_ms();
 	struct cgi *g, *old = NULL;
-	int mine = peer_cgi(peer, 0);
+	int mine = peer_cgi(peer, 0), why, kind = 0;
 
 	for (g = cgi_waits; g != NULL && cgi_cuts < cgi_queued; g = g->g_wnext)
 		if ((old == NULL || g->g_wsince < old->g_wsince) &&
-		    cgi_cuttable(g, now, mine))
+		    (why = cgi_cuttable(g, now, mine)) != 0) {
 			old = g;
+			kind = why;
+		}
 	if ((g = old) == NULL)
 		return;
 	cgi_unlist(g);
-	g->g_cut = 1 + g->g_wout;
+	g->g_cut = kind;
 	cgi_cuts++;
-	cgi_outcuts += g->g_wout;
+	cgi_sharecuts += kind >= CUT_OUT;
 	if (ENABLE_HTTP2 && g->g_conn->c_hup != -1 && g->g_wout)
 		h2_stream_cut(g->g_conn);
 	else if (ENABLE_HTTP2 && g->g_conn->c_hup != -1)
@@ -1126,7 +1138,7 @@ cgi_release(const unsigned char *peer, int place, int cut)
 	if (peer != NULL)
 		(void)peer_cgi(peer, -1);
 	cgi_cuts -= cut != 0;
-	cgi_outcuts -= cut == 2;
+	cgi_sharecuts -= cut >= CUT_OUT;
 	for (pp = &cgi_queue; place && (q = *pp) != NULL; pp = &q->q_next)
 		if ((n = peer_cgi(q->q_peer, 0)) <= fewest || best == NULL) {
 			fewest = n;
@@ -1213,11 +1225,12 @@ cgi_pump(struct cgi *g)
 			(void)cgi_waiting(g, 1);
 		n = poll(pfd, (nfds_t)np, (int)left);
 		if (wait) {	/* unmark both; cut for a newcomer by either? */
-			int cut = CONFIG_CGI_MAX > 0 && cgi_waiting(g, 0);
+			int cut = CONFIG_CGI_MAX > 0 ? cgi_waiting(g, 0) : 0;
 
 			if (cgi_client_wait(g->g_conn, 0) == -1 || cut) {
 				g->g_conn->c_close = 1;
-				return cgi_stop(g, 408);
+				/* a body that came, cut for a share: busy */
+				return cgi_stop(g, cut == CUT_SHARE ? 503 : 408);
 			}
 		}
 		if (n == 0)

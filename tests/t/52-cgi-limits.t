@@ -430,6 +430,45 @@ ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 }
 ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 
+# an address that holds two places more than the waiter's gives one up,
+# its uploads flowing or not: both places held by 127.0.0.1's uploads,
+# each 1 KiB every 50 ms; 127.0.0.2 asks, and is served, and one upload
+# gets 503 (before: 503 for every other address until CGI_TIMEOUT)
+{
+	sleep 0.2;
+	my @up = map { send_req("POST /cgi-bin/count.sh HTTP/1.1\r\nHost: x\r\n"
+		. "Content-Length: 81920\r\nConnection: close\r\n\r\n") } 1 .. 2;
+	my $sent = 0;
+	my $feed = sub {
+		return if $sent >= 80;
+		http_send($_, 'u' x 1024) for @up;
+		$sent++;
+		sleep 0.05;
+	};
+	$feed->() for 1 .. 30;	# a program a second old may be cut
+	my $v = connect_from('127.0.0.2', '127.0.0.1', $tm->port) or die "connect: $!";
+	http_send($v, "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	$v->blocking(0);
+	my ($resp, $t0) = ('', time);
+	while (time < $t0 + 5 * $slow) {
+		$feed->();
+		sleep 0.05 if $sent >= 80;
+		my $n = sysread($v, my $b, 4096);
+		last if defined $n && $n == 0;
+		$resp .= $b if $n;
+	}
+	like($resp, qr{\AHTTP/1\.1 200 }, sprintf('CGI_MAX=2, both places held by '
+		. 'flowing uploads of one address: another address is served (%.1f s)',
+		time - $t0)) or diag($resp);
+	$feed->() while $sent < 80;
+	my @st = sort map { exchange(sock => $_, head => '', timeout => 5 * $slow)->{status} // 0 } @up;
+	# the cut one's 503 may be lost to the reset of the body still coming
+	like("@st", qr/^(?:0|503) 200$/, '... and one of the uploads was cut (503), the other went on')
+		or diag("@st");
+	close $_ for @up, $v;
+}
+ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
+
 # --- CGI_MAX=2: replies read at a modest pace hold not every place ----------------
 # One address runs both programs, whose endless output its two clients
 # take at about 20 KB/s, steadily, so that no send times out: another
