@@ -93,6 +93,25 @@ sub ps_sleepers {
 		split /\n/, $out;
 }
 
+# other_address(PORT, WORK): quick.sh asked from 127.0.0.2, WORK called
+# while its answer comes (5 s at most); returns (the answer, its seconds)
+sub other_address {
+	my ($port, $work) = @_;
+	my $v = connect_from('127.0.0.2', '127.0.0.1', $port)
+		or die "connect: $!";
+	http_send($v, "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	$v->blocking(0);
+	my ($resp, $t0) = ('', time);
+	while (time < $t0 + 5 * $slow) {
+		$work->();
+		my $n = sysread($v, my $b, 4096);
+		last if defined $n && $n == 0;
+		$resp .= $b if $n;
+	}
+	close $v;
+	return ($resp, time - $t0);
+}
+
 sub send_req {
 	my ($raw) = @_;
 	my $s = http_connect();
@@ -446,26 +465,17 @@ ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 		sleep 0.05;
 	};
 	$feed->() for 1 .. 30;	# a program a second old may be cut
-	my $v = connect_from('127.0.0.2', '127.0.0.1', $tm->port) or die "connect: $!";
-	http_send($v, "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-	$v->blocking(0);
-	my ($resp, $t0) = ('', time);
-	while (time < $t0 + 5 * $slow) {
-		$feed->();
-		sleep 0.05 if $sent >= 80;
-		my $n = sysread($v, my $b, 4096);
-		last if defined $n && $n == 0;
-		$resp .= $b if $n;
-	}
+	my ($resp, $secs) = other_address($tm->port,
+		sub { $feed->(); sleep 0.05 if $sent >= 80 });
 	like($resp, qr{\AHTTP/1\.1 200 }, sprintf('CGI_MAX=2, both places held by '
 		. 'flowing uploads of one address: another address is served (%.1f s)',
-		time - $t0)) or diag($resp);
+		$secs)) or diag($resp);
 	$feed->() while $sent < 80;
 	my @st = sort map { exchange(sock => $_, head => '', timeout => 5 * $slow)->{status} // 0 } @up;
 	# the cut one's 503 may be lost to the reset of the body still coming
 	like("@st", qr/^(?:0|503) 200$/, '... and one of the uploads was cut (503), the other went on')
 		or diag("@st");
-	close $_ for @up, $v;
+	close $_ for @up;
 }
 ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 
@@ -498,21 +508,12 @@ ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 	ok(wait_for(sub { my @p = grep { $_->[2] =~ /flood-out/ } children($tm->pid);
 		@p >= 2 }, 3 * $slow), 'CGI_MAX=2: both places held by replies read slowly');
 	$take->() for 1 .. 12;	# a program a second old may be cut
-	my $v = connect_from('127.0.0.2', '127.0.0.1', $tm->port) or die "connect: $!";
-	http_send($v, "GET /cgi-bin/quick.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-	$v->blocking(0);
-	my ($resp, $t0) = ('', time);
-	while (time < $t0 + 5 * $slow) {
-		$take->();
-		my $n = sysread($v, my $b, 4096);
-		last if defined $n && $n == 0;
-		$resp .= $b if $n;
-	}
+	my ($resp, $secs) = other_address($tm->port, $take);
 	like($resp, qr{\AHTTP/1\.1 200 }, sprintf('... another address is served (%.1f s)',
-		time - $t0)) or diag($resp);
+		$secs)) or diag($resp);
 	$take->() for 1 .. 30 * $slow;	# the cut one's queued bytes, then its end
 	is(scalar(grep { $eof{$_} } @r), 1, '... and one of them was cut, the other goes on');
-	close $_ for @r, $v;
+	close $_ for @r;
 }
 ok(wait_for(sub { !children($tm->pid) }, 5 * $slow), '... no child left');
 
