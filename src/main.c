@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mrhttpd.h"
@@ -184,9 +185,11 @@ detach(void)
 
 /*
  * Closes every descriptor but 0-2 that the server was started with (an
- * init script's lock, say), up to the hard limit, not the soft one: a
- * parent may have set it higher, and a CGI program got what is above.
- * 65,536 closes at most, once, before anything of ours is opened.
+ * init script's lock, say), once, before anything of ours is opened:
+ * close_range(2), Linux 5.9, whatever their numbers ("ulimit -n 128"
+ * after a lock was taken on fd 200 lowers the hard limit below it, and a
+ * CGI program got it).  Before 5.9, up to the hard limit (65,536 closes
+ * at most).
  */
 static void
 close_inherited(void)
@@ -194,6 +197,8 @@ close_inherited(void)
 	struct rlimit rl;
 	int fd, max = 65536;
 
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+		return;
 	if (prlimit(0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.rlim_max < 65536)
 		max = (int)rl.rlim_max;
 	for (fd = 3; fd < max; fd++)

@@ -774,6 +774,21 @@ SKIP: {
 	ok($d && !exists $d->{fds}{300},
 		'fd 300, inherited above the soft limit (256): closed, no program gets it')
 		or diag(explain($d && $d->{fds}));
+	$tl->stop;
+	# and above the hard limit ("ulimit -n 256" lowers both, after the
+	# lock was taken): close_range(2) closes whatever the number (helper-79)
+	my $th = MrhttpdTest->new(conf => { CGI_PATH => '/cgi-bin', CGI_DIR => $bin });
+	defined POSIX::dup2(fileno($lock), 300) or die "dup2: $!";
+	$th->run({ nofile => 256 });
+	POSIX::close(300);
+	$d = env_of(req('GET', '/cgi-bin/env.pl'));
+	SKIP: {
+		my ($maj, $min) = (POSIX::uname())[2] =~ /^(\d+)\.(\d+)/;
+		skip 'close_range(2) needs Linux 5.9', 1 if $maj < 5 || ($maj == 5 && $min < 9);
+		ok($d && !exists $d->{fds}{300},
+			'fd 300, inherited above the hard limit (256): closed, no program gets it')
+			or diag(explain($d && $d->{fds}));
+	}
 }
 
 $t->done_testing();
