@@ -27,86 +27,98 @@ static int log_sock;		/* log_fd is a socket: send, MSG_DONTWAIT */
 static int log_lost;		/* lines not taken since the last said so */
 
 /*
- * fd as a log written without waiting.  A file is kept as it is (a full
- * disk fails at once).  A socket is sent to with MSG_DONTWAIT.  Anything
- * else (a pipe, FIFO or terminal) is opened again through /proc, for a
- * description of its own whose O_NONBLOCK touches no other holder: the
- * new descriptor is returned, fd closed unless it is stdout.  Without
- * /proc it stays as it was, and may block.
+ * stdout as a log written without waiting.  A file is kept as it is (a
+ * full disk fails at once).  A socket is sent to with MSG_DONTWAIT.
+ * Anything else (a pipe, FIFO or terminal) is opened again through
+ * /proc, for a description of its own whose O_NONBLOCK touches no other
+ * holder; without /proc it stays as it was, and may block.  Returns the
+ * descriptor to write to.
  */
 static int
-log_nowait(int fd)
+log_nowait(void)
 {
-	char path[32];
 	struct stat st;
-	int nfd;
+	int fd;
 
-	if (fstat(fd, &st) == -1 || S_ISREG(st.st_mode))
-		return fd;
+	if (fstat(STDOUT_FILENO, &st) == -1 || S_ISREG(st.st_mode))
+		return STDOUT_FILENO;
 	if (S_ISSOCK(st.st_mode)) {
 		log_sock = 1;
-		return fd;
+		return STDOUT_FILENO;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	nfd = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC |
-	    O_NOCTTY);
-	if (nfd == -1)
-		return fd;
-	if (fd != STDOUT_FILENO)
-		close(fd);
-	return nfd;
+	fd = open("/proc/self/fd/1", O_WRONLY | O_APPEND | O_NONBLOCK |
+	    O_CLOEXEC | O_NOCTTY);
+	return fd != -1 ? fd : STDOUT_FILENO;
 }
 
-/* syslog(3) waits for a reader that does not read (and for 10 queued
- * datagrams at most): its lines go on a socket of ours instead, which
- * connects again, by the name /dev/log, when syslogd has restarted. */
-static int syslog_fd = -1;
+/*
+ * syslog(3) waits for a reader that does not read (and for 10 queued
+ * datagrams at most): the lines go on a socket of ours instead, to
+ * /dev/log by its name, so that a restarted syslogd is found again.  A
+ * datagram socket, as syslogds listen on, else a stream one (syslog-ng's
+ * unix-stream), its messages ended by a NUL as glibc's.  A new one takes
+ * syslog_fd's place with dup3, under the threads that send on it.
+ */
+static int syslog_fd = -1, syslog_stream;
 static const struct sockaddr_un syslog_addr = {
 	.sun_family = AF_UNIX, .sun_path = "/dev/log" };
 
-static void
+static int
 syslog_connect(void)
 {
-	(void)connect(syslog_fd, (const struct sockaddr *)&syslog_addr,
-	    sizeof(syslog_addr));
+	int type = SOCK_DGRAM, fd;
+
+	for (;;) {
+		fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd == -1)
+			return -1;
+		if (connect(fd, (const struct sockaddr *)&syslog_addr,
+		    sizeof(syslog_addr)) == 0 || errno != EPROTOTYPE ||
+		    type == SOCK_STREAM)
+			break;
+		close(fd);
+		type = SOCK_STREAM;
+	}
+	syslog_stream = type == SOCK_STREAM;
+	if (syslog_fd == -1)
+		syslog_fd = fd;
+	else {
+		dup3(fd, syslog_fd, O_CLOEXEC);
+		close(fd);
+	}
+	return 0;
 }
 
-/* The line (newline included) as an RFC 3164 datagram of facility
- * daemon, priority info: "<30>Nov 30 01:02:03 mrhttpd[PID]: line". */
+/* The line (its newline left out) as "<30>mrhttpd[PID]: line": facility
+ * daemon, priority info, and no time stamp, so that syslogd stamps its
+ * own local time (RFC 3164 4.3.2).  A stream cut in a message is left
+ * for a new one. */
 static ssize_t
 syslog_send(const char *line, size_t n)
 {
-	char msg[2200];
-	struct tm tm;
+	char msg[2100];
 	struct buf b;
+	size_t len;
 	ssize_t w;
+	int again = 1;
 
-	time_utc(time(NULL), &tm);
 	buf_init(&b, msg, sizeof(msg));
-	buf_lit(&b, "<30>");
-	buf_add(&b, month_names + 3 * tm.tm_mon, 3);
-	buf_char(&b, ' ');
-	if (tm.tm_mday < 10)	/* "Nov  3", as the format has it */
-		buf_char(&b, ' ');
-	buf_uint(&b, (unsigned)tm.tm_mday);
-	buf_char(&b, ' ');
-	buf_pad(&b, (unsigned)tm.tm_hour, 2);
-	buf_char(&b, ':');
-	buf_pad(&b, (unsigned)tm.tm_min, 2);
-	buf_char(&b, ':');
-	buf_pad(&b, (unsigned)tm.tm_sec, 2);
-	buf_lit(&b, " mrhttpd[");
+	buf_lit(&b, "<30>mrhttpd[");
 	buf_uint(&b, (unsigned long long)getpid());
 	buf_lit(&b, "]: ");
 	buf_add(&b, line, n - 1);
-	w = send(syslog_fd, msg, buf_len(&b), MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (w == -1 && errno != EAGAIN && errno != EINTR) {
-		/* syslogd went away (and may be back): once more */
-		syslog_connect();
-		w = send(syslog_fd, msg, buf_len(&b), MSG_DONTWAIT |
-		    MSG_NOSIGNAL);
+	buf_char(&b, '\0');
+	for (;;) {
+		len = buf_len(&b) - !syslog_stream;
+		w = send(syslog_fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w == (ssize_t)len)
+			return (ssize_t)n;
+		/* syslogd went away (and may be back), or a stream was
+		 * cut: a new socket, and once more for the first */
+		if ((w == -1 && (errno == EAGAIN || errno == EINTR)) ||
+		    syslog_connect() == -1 || w > 0 || !again--)
+			return -1;
 	}
-	return w == (ssize_t)buf_len(&b) ? (ssize_t)n : -1;
 }
 
 /*
@@ -122,21 +134,18 @@ int
 log_open(const char *prefix, uid_t owner)
 {
 	char path[2048];
-	int fd, flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
+	/* O_NONBLOCK: a FIFO or terminal there never holds the server up (a
+	 * file takes no notice), and a FIFO nobody reads fails the start */
+	int fd, flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
+	    O_NONBLOCK;
 
 	static int opened;
 
-	if (ENABLE_SYSLOG) {
-		/* connected to /dev/log before the jail */
-		if (syslog_fd == -1 && (syslog_fd = socket(AF_UNIX, SOCK_DGRAM |
-		    SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1)
-			return -1;
-		syslog_connect();
-		return 0;
-	}
+	if (ENABLE_SYSLOG)	/* connected to /dev/log before the jail */
+		return syslog_fd == -1 ? syslog_connect() : 0;
 	if (!ENABLE_LOG_FILE) {
-		if (!opened)		/* stdout */
-			log_fd = log_nowait(STDOUT_FILENO);
+		if (!opened)
+			log_fd = log_nowait();
 		opened = 1;
 		return 0;
 	}
@@ -154,7 +163,6 @@ log_open(const char *prefix, uid_t owner)
 			errno = 0;
 	} else if (errno != EEXIST || (fd = open(path, flags)) == -1)
 		return -1;
-	fd = log_nowait(fd);
 	if (!opened)
 		log_fd = fd;
 	else {
@@ -169,6 +177,13 @@ log_open(const char *prefix, uid_t owner)
 
 static const char *iso_time(void);
 
+static ssize_t
+log_put(const char *buf, size_t n)
+{
+	return log_sock ? send(log_fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL) :
+	    write(log_fd, buf, n);
+}
+
 /* One line out, or counted as lost.  0, or -1 when lost. */
 static int
 log_out(const char *buf, size_t n)
@@ -179,12 +194,14 @@ log_out(const char *buf, size_t n)
 	 * because the rest would land after other threads' lines (a pipe
 	 * takes a line of up to 4 KiB whole, or none of it) */
 	do
-		w = ENABLE_SYSLOG ? syslog_send(buf, n) : log_sock ?
-		    send(log_fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL) :
-		    write(log_fd, buf, n);
+		w = ENABLE_SYSLOG ? syslog_send(buf, n) : log_put(buf, n);
 	while (w == -1 && errno == EINTR);
 	if (w == (ssize_t)n)
 		return 0;
+	/* a terminal, or a stream socket, took part of it: its end, so
+	 * that the next line starts on a line of its own */
+	if (w > 0 && !ENABLE_SYSLOG && buf[w - 1] != '\n')
+		(void)log_put("\n", 1);
 	__atomic_add_fetch(&log_lost, 1, __ATOMIC_RELAXED);
 	return -1;
 }

@@ -234,15 +234,16 @@ auth_header_user(void)
 
 /*
  * AUTH_METHODS from the environment, as upstream read it, else the
- * compiled-in mask: 0-15, or -1 (upstream's "all").  Anything else stops
- * the start, where upstream took it as 0, no credentials asked for.
+ * compiled-in mask (also when empty): 0-15, or -1 (upstream's "all").
+ * Anything else stops the start, where upstream took it as 0, no
+ * credentials asked for.
  */
 static int
 auth_methods_env(void)
 {
 	const char *env = getenv("AUTH_METHODS");
 
-	if (env == NULL)
+	if (env == NULL || *env == '\0')
 		return CONFIG_AUTH_METHODS;
 	if (strcmp(env, "-1") == 0)
 		return 15;
@@ -429,13 +430,18 @@ as_root(void)
 		settings.set_auth_len = strlen(settings.set_auth);
 		auth_header_user();
 		settings.set_auth_methods = auth_methods_env();
-	} else if (getenv("AUTH_HEADER") != NULL ||
-	    getenv("AUTH_METHODS") != NULL)
+	} else {
 		/* upstream took them from the environment in any build: here
-		 * a build without auth would serve everything to anyone */
-		die("AUTH_HEADER or AUTH_METHODS is set in the environment, "
-		    "but this build has no auth: set AUTH_METHODS in "
-		    "mrhttpd.conf", NULL);
+		 * a build without auth would serve everything to anyone.  An
+		 * empty one, or AUTH_METHODS=0, asks for nothing */
+		const char *h = getenv("AUTH_HEADER"), *m = getenv("AUTH_METHODS");
+
+		if ((h != NULL && *h != '\0') || (m != NULL && *m != '\0' &&
+		    strcmp(m, "0") != 0))
+			die("AUTH_HEADER or AUTH_METHODS is set in the "
+			    "environment, but this build has no auth: set "
+			    "AUTH_METHODS in mrhttpd.conf", NULL);
+	}
 	if (ENABLE_AUTH_FILE && auth_load(CONFIG_SERVER_ROOT) == -1)
 		die("AUTH_FILE " CONFIG_SERVER_ROOT CONFIG_AUTH_FILE ": ",
 		    strerror(errno), NULL);

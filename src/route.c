@@ -201,8 +201,9 @@ route_run(struct conn *c, struct request *r, struct reply *rp, enum route rt)
 	/* refused before any handler, as the parser refuses a head: what
 	 * LOG_LEVEL 1 logs (upstream's "rejected requests": paths that do
 	 * not decode or climb out, methods, failed logins; a 404 is none) */
-	if (CONFIG_LOG_LEVEL > 0 && (ok <= 0 || (rt >= ROUTE_NOT_ALLOWED &&
-	    !(rt == ROUTE_BAD && r->req_decoded_len == -404))))
+	if (CONFIG_LOG_LEVEL > 0 && ((ok <= 0 && ok != -503) ||
+	    (rt >= ROUTE_NOT_ALLOWED && !(rt == ROUTE_BAD &&
+	    r->req_decoded_len == -404))))
 		rp->rp_rejected = 1;
 	if (ok < 0)
 		return response_error(c, r, rp, -ok);

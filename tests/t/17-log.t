@@ -202,4 +202,36 @@ is((-s $tf->testdir . '/stdout.log') || 0, 0, 'LOG_FILE: nothing on stdout');
 	$tp->stop();
 }
 
+# LOG_FILE a FIFO whose reader stops reading, before and after SIGHUP's
+# reopen (which has no /proc in a jail to make it non-blocking): opened
+# with O_NONBLOCK, it never holds the server up; with no reader at all,
+# the start fails at once instead of waiting for one
+{
+	my $ff = "$dir/log.fifo";
+	my $tq = MrhttpdTest->new(conf => { LOG_LEVEL => 4, LOG_FILE => $ff });
+	$tq->write_file('a.txt', "aaa\n");
+	unlink $ff;
+	POSIX::mkfifo($ff, 0600) or die "mkfifo: $!";
+	my ($rc, $out) = run_cmd('timeout', '-k', '2', '10', MrhttpdTest::_wrapper(),
+		$tq->binary, '-f', '-p', '1', '-r', $tq->htdocs);
+	ok($rc != 0 && $rc != 124 && $out =~ /cannot open log file .*log\.fifo/,
+		'LOG_FILE a FIFO nobody reads: the start fails at once, saying so') or diag("$rc: $out");
+	sysopen(my $rd, $ff, Fcntl::O_RDONLY() | Fcntl::O_NONBLOCK()) or die "open $ff: $!";
+	$tq->run();
+	my $s = http_connect();
+	my $n = 0;
+	for my $i (1 .. 600) {
+		kill 'HUP', $tq->pid if $i == 300;
+		http_send($s, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+		my $r = read_response($s, timeout => 5);
+		last unless $r && $r->{status} == 200;
+		$n++;
+	}
+	is($n, 600, 'LOG_FILE a FIFO nobody reads: 600 requests served, SIGHUP halfway');
+	close $s;
+	$tq->stop();
+	close $rd;
+	unlink $ff;
+}
+
 $t->done_testing();

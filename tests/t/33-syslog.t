@@ -11,7 +11,9 @@ use warnings;
 
 use File::Temp qw(tempdir);
 use IO::Socket::UNIX;
-use Socket qw(SOCK_DGRAM);
+use File::Path qw(make_path);
+use IO::Select;
+use Socket qw(SOCK_DGRAM SOCK_STREAM);
 use Time::HiRes qw(time sleep);
 use Test::More;
 use MrhttpdTest;
@@ -89,7 +91,8 @@ ok(wait_msg(qr{"GET /index\.html\?via-syslog HTTP/1\.0" 200 }),
 	'the access line arrives at /dev/log') or diag(join "\n", @got);
 my ($line) = grep { /via-syslog HTTP\/1\.0" 200/ } @got;
 like($line // '', qr/^<30>/, 'facility daemon, priority info');
-like($line // '', qr/ mrhttpd\[$pid\]: 127\.0\.0\.1 - - \[/,
+# no time stamp: syslogd stamps its own, in local time (RFC 3164 4.3.2)
+like($line // '', qr/^<30>mrhttpd\[$pid\]: 127\.0\.0\.1 - - \[/,
 	'tagged mrhttpd[pid], then the CLF line');
 ok(wait_msg(qr/\[info\] mrhttpd \S+ listening/, 1),
 	'the start-up message went to syslog too');
@@ -117,6 +120,42 @@ ok(wait_msg(qr{after-hup HTTP/1\.0" 200 }), 'after SIGHUP: still logging to sysl
 		'once it reads again, the lines lost are counted in a warning')
 		or diag(join "\n", @got);
 	ok(wait_msg(qr/after-stall HTTP/), '... and lines flow again');
+}
+
+# A syslogd that listens on a stream socket (syslog-ng's unix-stream):
+# glibc's syslog(3) fell back to one, and so does the server, when the
+# datagram socket is refused; in the jail, /dev/log is the jail's
+{
+	make_path("$jail/dev");
+	unlink "$jail/dev/log";
+	my $ls = IO::Socket::UNIX->new(Type => SOCK_STREAM, Local => "$jail/dev/log",
+		Listen => 5) or die "listen $jail/dev/log: $!";
+	chmod 0666, "$jail/dev/log";
+	$recv->close;	# the datagram syslogd goes away
+	unlink '/dev/log';
+	http_get('/index.html?via-stream');
+	my $sel = IO::Select->new($ls);
+	my $got = '';
+	if ($sel->can_read(5)) {
+		my $c = $ls->accept;
+		my $cs = IO::Select->new($c);
+		while ($got !~ /via-stream/ && $cs->can_read(5)) {
+			last unless sysread($c, my $b, 8192);
+			$got .= $b;
+		}
+	}
+	like($got, qr/<30>mrhttpd\[$pid\]: [^\0]*via-stream[^\0]*\0/,
+		'a stream /dev/log: the line comes over it, ended by a NUL')
+		or diag($got);
+	# and a datagram syslogd again, found by the name
+	close $ls;
+	unlink "$jail/dev/log";
+	$recv = IO::Socket::UNIX->new(Type => SOCK_DGRAM, Local => "$jail/dev/log")
+		or die "bind $jail/dev/log: $!";
+	chmod 0666, "$jail/dev/log";
+	@got = ();
+	http_get('/index.html?via-dgram-again');
+	ok(wait_msg(qr/via-dgram-again/), '... and a datagram one again after it');
 }
 
 is($t->stop, 0, 'exit 0');

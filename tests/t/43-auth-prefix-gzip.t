@@ -100,9 +100,9 @@ like($out, qr/^mrhttpd: .*AUTH_HEADER/m, '... with a line naming AUTH_HEADER');
 	$tv2->run({ env => { AUTH_METHODS => -1 } });
 	is(status('HEAD', '/'), 401, 'AUTH_METHODS=-1 (upstream\'s all) over a compiled 1: HEAD needs credentials');
 	$tv2->stop();
-	for my $bad ('16', 'abc', '', '01x') {
+	for my $bad ('16', 'abc', '01x') {
 		local $ENV{AUTH_METHODS} = $bad;
-		my ($rc, $out) = run_cmd("timeout", "20", MrhttpdTest::_wrapper(), $tv->binary,
+		my ($rc, $out) = run_cmd("timeout", "-k", "2", "20", MrhttpdTest::_wrapper(), $tv->binary,
 			'-f', '-p', '1', '-r', $tv->htdocs);
 		ok($rc != 0 && $out =~ /^mrhttpd: AUTH_METHODS in the environment: '\Q$bad\E' is not/m,
 			"AUTH_METHODS='$bad' in the environment: refuses to start") or diag($out);
@@ -114,11 +114,18 @@ like($out, qr/^mrhttpd: .*AUTH_HEADER/m, '... with a line naming AUTH_HEADER');
 	my $tw = MrhttpdTest->new(conf => { DEFAULT_INDEX => 'index.html' });
 	for my $var ('AUTH_HEADER', 'AUTH_METHODS') {
 		local $ENV{$var} = $var eq 'AUTH_HEADER' ? $fromenv : '15';
-		my ($rc, $out) = run_cmd("timeout", "20", MrhttpdTest::_wrapper(), $tw->binary,
+		my ($rc, $out) = run_cmd("timeout", "-k", "2", "20", MrhttpdTest::_wrapper(), $tw->binary,
 			'-f', '-p', '1', '-r', $tw->htdocs);
 		ok($rc != 0 && $out =~ /^mrhttpd: AUTH_HEADER or AUTH_METHODS is set in the environment, but this build has no auth/m,
 			"no auth built, $var in the environment: refuses to start") or diag($out);
 	}
+	# what asks for nothing: an empty one, AUTH_METHODS=0
+	local $ENV{AUTH_HEADER} = '';
+	local $ENV{AUTH_METHODS} = '0';
+	$tw->write_file('index.html', "open\n");
+	$tw->run();
+	is(status('GET', '/'), 200, 'no auth built, AUTH_HEADER= and AUTH_METHODS=0 in the environment: it starts');
+	$tw->stop();
 }
 
 # --- AUTH_FILE: users with crypt(3) hashes -------------------------------------
