@@ -987,6 +987,26 @@ file_status(struct request *r, const struct fcache *e, off_t *off,
 }
 
 /*
+ * A listing, made as it is sent, has no validators: an If-Match names
+ * none of its tags (412) but "*", and If-None-Match: * matches it (304),
+ * as RFC 9110 13.1.1 and 13.1.2 have it for any representation.
+ */
+static int
+listing_serve(struct conn *c, struct request *r, struct reply *rp, int dirfd)
+{
+	char fields[64];
+	struct response rs;
+	int status;
+
+	if (!ENABLE_AUTO_INDEX || (status = preconditions_untagged(r, 1)) == 0)
+		return dirlist_serve(c, r, rp, dirfd);
+	if (status == 412)
+		return response_error(c, r, rp, 412);
+	response_init(&rs, 304, fields, sizeof(fields));
+	return response_send(c, r, rp, &rs);
+}
+
+/*
  * Serves a GET or HEAD for a static file.  Returns 0 when the connection
  * may go on, -1 when it must be closed.
  */
@@ -1047,7 +1067,7 @@ file_serve(struct conn *c, struct request *r, struct reply *rp)
 		case FOUND_NO_SLASH:
 			return redirect_dir(c, r, rp, path, (size_t)len);
 		case FOUND_LISTING:
-			rc = dirlist_serve(c, r, rp, lk.lk_dirfd);
+			rc = listing_serve(c, r, rp, lk.lk_dirfd);
 			close(lk.lk_dirfd);
 			return rc;
 		default:	/* a 404 is cached: it may be FILE.gz's */

@@ -488,6 +488,14 @@ sub with_file {
 		is($rc, 0, 'json: jq parses it') or diag($out);
 	}
 	common_checks($t, 'json');
+	# no validators: If-None-Match: * matches it, an If-Match with a
+	# tag does not (RFC 9110 13.1.1, 13.1.2); they went unread (helper-75)
+	my ($st) = fetch("GET /d/ HTTP/1.1\r\nHost: x\r\nIf-None-Match: *\r\nConnection: close\r\n\r\n");
+	is($st, 304, 'json: If-None-Match: * gives 304');
+	($st) = fetch("GET /d/ HTTP/1.1\r\nHost: x\r\nIf-Match: \"zz\"\r\nConnection: close\r\n\r\n");
+	is($st, 412, 'json: If-Match with a tag gives 412');
+	($st) = fetch("GET /d/ HTTP/1.1\r\nHost: x\r\nIf-Match: *\r\nConnection: close\r\n\r\n");
+	is($st, 200, 'json: If-Match: * gives the listing');
 	$t->stop();
 }
 
