@@ -203,6 +203,16 @@ response_error(struct conn *c, struct request *r, struct reply *rp, int status)
 	return response_error_field(c, r, rp, status, NULL, NULL);
 }
 
+/* What r's target allows, for OPTIONS and a 405 alike (RFC 9110
+ * 9.3.7, 15.5.6): "*" what the server does. */
+const char *
+response_allow(const struct request *r)
+{
+	return ENABLE_PUT && (r->req_target[0] == '*' ||
+	    upload_below(r->req_decoded, r->req_decoded_len)) ?
+	    ALLOW_METHODS ", PUT, DELETE" : ALLOW_METHODS;
+}
+
 int
 response_options(struct conn *c, struct request *r, struct reply *rp)
 {
@@ -210,10 +220,6 @@ response_options(struct conn *c, struct request *r, struct reply *rp)
 	struct response rs;
 
 	response_init(&rs, 204, fields, sizeof(fields));
-	/* "*": what the server does; a path: what it allows, as its 405
-	 * would say (RFC 9110 9.3.7) */
-	response_field(&rs, "Allow", ENABLE_PUT && (r->req_target[0] == '*' ||
-	    upload_below(r->req_decoded, r->req_decoded_len)) ?
-	    ALLOW_METHODS ", PUT, DELETE" : ALLOW_METHODS);
+	response_field(&rs, "Allow", response_allow(r));
 	return response_send(c, r, rp, &rs);
 }

@@ -133,4 +133,5 @@ int	 response_error_field(struct conn *, struct request *, struct reply *,
 	    int, const char *, const char *);
 /* 204 to OPTIONS, with the methods the server serves. */
 int	 response_options(struct conn *, struct request *, struct reply *);
+const char *response_allow(const struct request *);
 #endif

@@ -227,7 +227,7 @@ route_run(struct conn *c, struct request *r, struct reply *rp, enum route rt)
 		return response_error(c, r, rp, (int)-r->req_decoded_len);
 	default:	/* a method we know but do not allow here */
 		return response_error_field(c, r, rp, 405, "Allow",
-		    ALLOW_METHODS);
+		    response_allow(r));
 	}
 }
 

@@ -313,6 +313,16 @@ for my $pad (100, 3000, 6000) {
 		is($r->{status}, 405, "$m $p (outside PUT_PATH): 405");
 		is($r->{headers}{allow}, $ALLOW, "... with Allow: $ALLOW");
 	}
+	# a method served nowhere, below PUT_PATH: its Allow says what the
+	# path allows, as OPTIONS there does (RFC 9110 15.5.6; it said the
+	# server's, without PUT and DELETE: helper-75)
+	for my $m ('POST', 'PATCH') {
+		$r = req($m, '/incoming/x.txt', "data\n");
+		ok($r->{status} == 405 && ($r->{headers}{allow} // '') eq
+			'GET, HEAD, OPTIONS, PUT, DELETE',
+			"$m below PUT_PATH: 405, Allow lists PUT and DELETE")
+			or diag("$r->{status} " . ($r->{headers}{allow} // ''));
+	}
 	ok(!-e "$ht/x.txt" && !-e "$ht/incomingx", 'nothing written outside PUT_PATH');
 	is(slurp("$ht/index.html"), "index\n", 'index.html neither replaced nor deleted');
 }
