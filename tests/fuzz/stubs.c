@@ -65,5 +65,7 @@ WEAK int response_send(struct conn *c, struct request *r, struct reply *rp,
     struct response *rs)
     { (void)c; (void)r; (void)rp; (void)rs; UNREACHED(); }
 WEAK enum route route_request(struct request *r) { (void)r; UNREACHED(); }
+WEAK const char *request_find(const struct request *r, const char *name,
+    size_t n) { (void)r; (void)name; (void)n; UNREACHED(); }
 WEAK void log_msg(const char *level, const char *fmt, ...)
     { (void)level; (void)fmt; UNREACHED(); }

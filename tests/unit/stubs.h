@@ -50,6 +50,8 @@
 #pragma weak response_error_field
 #pragma weak response_send
 #pragma weak route_request
+/* request.c */
+#pragma weak request_find
 /* log.c (LOG_LEVEL > 0) */
 #pragma weak log_msg
 
