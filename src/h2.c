@@ -61,8 +61,12 @@ enum {
 	 * back by their clients, or waiting for threads), past which a
 	 * connection with H2_FLOOR of them gets no more (H2_OVER) until
 	 * some end; so that they are bounded by MAX_CONNECTIONS, not by
-	 * MAX_CONNECTIONS times HTTP2_MAX_STREAMS (3.4 KB each) */
+	 * MAX_CONNECTIONS times HTTP2_MAX_STREAMS (3.4 KB each).  Past
+	 * H2_LIVE_FAIR of them, the connections that hold as many as the
+	 * average holder or more get no more: one client's hundreds held
+	 * back left every other connection four */
 	H2_LIVE = 4 * CONFIG_MAX_CONNECTIONS,
+	H2_LIVE_FAIR = H2_LIVE - H2_LIVE / 4,
 	H2_FLOOR = 4,
 	H2_IN = 65535,		/* a request body's buffer: its window */
 	H2_IN_FIRST = 1024,	/* ... as first allocated: it grows, doubling */
@@ -205,6 +209,7 @@ static nghttp2_session_callbacks *callbacks;
 static nghttp2_option *options;
 static int threads;		/* stream threads in the server, atomic */
 static int live;		/* streams in the server, atomic (H2_LIVE) */
+static int holders;		/* connections with live streams, atomic */
 /* The stream threads waiting for their clients, the longest first (each
  * wait goes to the back when it begins or its body moves); and how many
  * of them were cut and have not ended yet (atomic, raised under
@@ -332,6 +337,7 @@ static struct h2s *
 h2s_new(struct h2 *h, int32_t id)
 {
 	struct h2s *s = malloc(sizeof(*s));
+	int n;
 
 	if (s == NULL)
 		return NULL;
@@ -366,9 +372,12 @@ h2s_new(struct h2 *h, int32_t id)
 		s->s_next->s_prev = &s->s_next;
 	s->s_prev = &h->h_streams;
 	h->h_streams = s;
-	h->h_live++;
-	if (__atomic_add_fetch(&live, 1, __ATOMIC_RELAXED) > H2_LIVE &&
-	    h->h_live > H2_FLOOR)
+	if (h->h_live++ == 0)
+		__atomic_add_fetch(&holders, 1, __ATOMIC_RELAXED);
+	n = __atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
+	if (n > H2_LIVE_FAIR && h->h_live > H2_FLOOR && (n > H2_LIVE ||
+	    (long long)h->h_live * __atomic_load_n(&holders,
+	    __ATOMIC_RELAXED) >= n))
 		s->s_status = H2_OVER;	/* refused once its headers end */
 	return s;
 }
@@ -411,7 +420,8 @@ h2s_free(struct h2s *s)
 		close(s->s_conn.c_hup);
 	if ((*s->s_prev = s->s_next) != NULL)
 		s->s_next->s_prev = s->s_prev;
-	s->s_h2->h_live--;
+	if (--s->s_h2->h_live == 0)
+		__atomic_sub_fetch(&holders, 1, __ATOMIC_RELAXED);
 	__atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
 	while ((k = s->s_chunks) != NULL) {
 		s->s_chunks = k->k_next;
