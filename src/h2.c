@@ -1008,6 +1008,18 @@ h2s_borrow(struct h2s *s, const struct response *rs)
 
 static int	h2_post(struct h2s *, struct reply *, struct response *, int);
 
+/* The lines of a response's fields. */
+static size_t
+h2_lines(const struct buf *f)
+{
+	const char *p;
+	size_t n = 0;
+
+	for (p = f->b_start; p != NULL && p < f->b_p; p++)
+		n += *p == '\n';
+	return n;
+}
+
 /* p_respond: a handler's response on its stream. */
 static int
 h2_respond(struct conn *c, struct request *r, struct reply *rp,
@@ -1020,7 +1032,10 @@ h2_respond(struct conn *c, struct request *r, struct reply *rp,
 
 	rp->rp_status = st;
 	rp->rp_bytes = 0;
-	if (rs->rs_raw)		/* nph-: a message of its own, HTTP/1 only */
+	/* nph-: a message of its own, HTTP/1 only; more fields than
+	 * h2_submit takes (a program's; HTTP/1 takes them): both a 502, not
+	 * a reset stream */
+	if (rs->rs_raw || h2_lines(&rs->rs_fields) > H2_NV - 6)
 		return response_error(c, r, rp, 502);
 	if (s->s_thread)
 		return h2_post(s, rp, rs, body);

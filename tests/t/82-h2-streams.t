@@ -65,6 +65,12 @@ script("$dir/cgi-bin/cookie.sh", <<'EOF');
 #!/bin/sh
 printf 'Content-Type: text/plain\n\n%s\n' "$HTTP_COOKIE"
 EOF
+# 80 fields: HTTP/1 passes them on, HTTP/2's table has room for 66
+script("$dir/cgi-bin/many.sh", <<'EOF');
+#!/bin/sh
+i=0; while [ $i -lt 80 ]; do printf 'X-F%d: v\n' $i; i=$((i+1)); done
+printf 'Content-Type: text/plain\n\nmany\n'
+EOF
 # TE is a request's field alone over HTTP/2 (RFC 9113 8.2.2)
 script("$dir/cgi-bin/te.sh", <<'EOF');
 #!/bin/sh
@@ -444,11 +450,17 @@ SKIP: {
 
 # --- a program's connection-specific fields stay out of HTTP/2 ------------------
 SKIP: {
-	skip 'no curl', 1 unless MrhttpdTest::find_prog('curl');
+	skip 'no curl', 2 unless MrhttpdTest::find_prog('curl');
 	my ($rc, $out) = run_cmd('curl', '-sS', '--max-time', '20',
 		'--http2-prior-knowledge', "http://127.0.0.1:$port/cgi-bin/te.sh");
 	ok($rc == 0 && $out eq "te\n", "a program's TE is dropped (curl refuses a reply with one)")
 		or diag("curl exit $rc: $out");
+	# more fields than the stream's table takes: a 502, not a reset
+	# stream (helper-77)
+	($rc, $out) = run_cmd('curl', '-sS', '--max-time', '20', '-o', '/dev/null',
+		'-w', '%{http_code}', '--http2-prior-knowledge',
+		"http://127.0.0.1:$port/cgi-bin/many.sh");
+	is($out, '502', "a program's 80 fields: 502 over HTTP/2");
 }
 
 # --- many crumbs: joined in memory near their size, not its square --------------
