@@ -1331,11 +1331,13 @@ cgi_stream(void *arg, struct stream *st)
 
 /* An error of ours for the program's request: it waits for the client
  * as any answer does, not by the program's clock (c_wdue), which may have
- * run out (504): over HTTP/2 the answer was lost, the stream reset. */
+ * run out (504): over HTTP/2 the answer was lost, the stream reset.  But
+ * a cut one's waits for nothing: over HTTP/2 its answer sat on a window
+ * held at zero, and its place with it, until HTTP2_IDLE_TIMEOUT. */
 static int
 cgi_error(struct cgi *g, struct reply *rp, int status)
 {
-	g->g_conn->c_wdue = 0;
+	g->g_conn->c_wdue = g->g_cut ? now_ms() : 0;
 	return response_error(g->g_conn, g->g_req, rp, status);
 }
 

@@ -56,36 +56,41 @@ log_nowait(void)
  * datagrams at most): the lines go on a socket of ours instead, to
  * /dev/log by its name, so that a restarted syslogd is found again.  A
  * datagram socket, as syslogds listen on, else a stream one (syslog-ng's
- * unix-stream), its messages ended by a NUL as glibc's.  A new one takes
- * syslog_fd's place with dup3, under the threads that send on it.
+ * unix-stream), its messages ended by a NUL as glibc's.  A new one that
+ * connected takes syslog_fd's place with dup3, under the threads that
+ * send on it; one that did not is dropped, and the old one kept (the
+ * first is kept either way, to connect again later).  0, or -1 when no
+ * socket could be had.
  */
-static int syslog_fd = -1, syslog_stream;
+static int syslog_fd = -1, syslog_stream;	/* syslog_stream atomic */
 static const struct sockaddr_un syslog_addr = {
 	.sun_family = AF_UNIX, .sun_path = "/dev/log" };
 
 static int
 syslog_connect(void)
 {
-	int type = SOCK_DGRAM, fd;
+	int type = SOCK_DGRAM, fd, ok;
 
 	for (;;) {
 		fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd == -1)
 			return -1;
-		if (connect(fd, (const struct sockaddr *)&syslog_addr,
-		    sizeof(syslog_addr)) == 0 || errno != EPROTOTYPE ||
-		    type == SOCK_STREAM)
+		ok = connect(fd, (const struct sockaddr *)&syslog_addr,
+		    sizeof(syslog_addr)) == 0;
+		if (ok || errno != EPROTOTYPE || type == SOCK_STREAM)
 			break;
 		close(fd);
 		type = SOCK_STREAM;
 	}
-	syslog_stream = type == SOCK_STREAM;
 	if (syslog_fd == -1)
 		syslog_fd = fd;
-	else {
+	else if (ok)
 		dup3(fd, syslog_fd, O_CLOEXEC);
+	if (ok || fd == syslog_fd)
+		__atomic_store_n(&syslog_stream, type == SOCK_STREAM,
+		    __ATOMIC_RELAXED);
+	if (fd != syslog_fd)
 		close(fd);
-	}
 	return 0;
 }
 
@@ -109,7 +114,8 @@ syslog_send(const char *line, size_t n)
 	buf_add(&b, line, n - 1);
 	buf_char(&b, '\0');
 	for (;;) {
-		len = buf_len(&b) - !syslog_stream;
+		len = buf_len(&b) - !__atomic_load_n(&syslog_stream,
+		    __ATOMIC_RELAXED);
 		w = send(syslog_fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (w == (ssize_t)len)
 			return (ssize_t)n;

@@ -191,6 +191,12 @@ detach(void)
  * CGI program got it).  Before 5.9, up to the hard limit (65,536 closes
  * at most).
  */
+/* kernel headers before Linux 5.9 (old firmware SDKs) name no
+ * close_range: syscall(-1) fails with ENOSYS, and the loop closes */
+#ifndef SYS_close_range
+#define SYS_close_range (-1)
+#endif
+
 static void
 close_inherited(void)
 {
@@ -436,8 +442,8 @@ as_root(void)
 		 * empty one, or AUTH_METHODS=0, asks for nothing */
 		const char *h = getenv("AUTH_HEADER"), *m = getenv("AUTH_METHODS");
 
-		if ((h != NULL && *h != '\0') || (m != NULL && *m != '\0' &&
-		    strcmp(m, "0") != 0))
+		if (m != NULL && *m != '\0' ? strcmp(m, "0") != 0 :
+		    h != NULL && *h != '\0')
 			die("AUTH_HEADER or AUTH_METHODS is set in the "
 			    "environment, but this build has no auth: set "
 			    "AUTH_METHODS in mrhttpd.conf", NULL);
@@ -452,7 +458,8 @@ as_root(void)
 	if (log_open(CONFIG_SERVER_ROOT, ENABLE_SETUID ? pw->pw_uid :
 	    (uid_t)-1) == -1)
 		die("cannot open log file " CONFIG_SERVER_ROOT CONFIG_LOG_FILE
-		    ": ", strerror(errno), NULL);
+		    ": ", errno == ENXIO ? "a FIFO with no reader" :
+		    strerror(errno), NULL);
 	if (ENABLE_TLS && tls_init(err, sizeof(err)) == -1)
 		die(err, NULL);
 	if (ENABLE_HTTP2 && h2_init() == -1)

@@ -19,6 +19,7 @@ use Test::More;
 use MrhttpdTest qw(:DEFAULT slurp);
 use MrhttpdCGI qw(cgi_dir script wait_for children vm_hwm);
 use MrhttpdH2;
+use MrhttpdAttack ();
 
 my $dir = cgi_dir('h2-82');
 script("$dir/cgi-bin/sleep.sh", <<'EOF');
@@ -868,6 +869,51 @@ ok($t->alive, 'the server is still up');
 	my $el = time - $t0;
 	ok($closed && $el < 5, sprintf('no stream, a byte a second that makes no frame: closed after %.1f s '
 		. '(HTTP2_IDLE_TIMEOUT 2)', $el));
+	$ts->stop;
+}
+
+# --- CGI_MAX=2, both places held by one client's flowing uploads over HTTP/2 ----
+# Another address's request cuts one (it holds two places more); the cut
+# stream's 503 sat on a window held at zero, and its place with it, until
+# HTTP2_IDLE_TIMEOUT: every other request got 503 meanwhile (helper-82).
+# Now a cut program's answer waits for no client.
+{
+	my $ts = MrhttpdTest->new(conf => { HTTP2 => 1, CGI_PATH => '/cgi-bin',
+		CGI_DIR => "$dir/cgi-bin", CGI_MAX => 2, HTTP2_IDLE_TIMEOUT => 20 });
+	$ts->run;
+	my $c = h2_open($ts->port, 4 => 0);	# no answer's body may come
+	for my $id (1, 3) {
+		http_send($c, h2_frame(H2_HEADERS, 4, $id, h2_block(':method' => 'POST',
+			':scheme' => 'http', ':path' => '/cgi-bin/wc.sh',
+			':authority' => 'x', 'content-length' => 81920)));
+	}
+	my $sent = 0;
+	my %answered;		# a stream answered (its 503) is sent no more
+	my $feed = sub {
+		return if $sent >= 80;
+		http_send($c, h2_frame(H2_DATA, 0, $_, 'u' x 1024))
+			for grep { !$answered{$_} } 1, 3;
+		$sent++;
+		my ($f) = h2_read($c, 0.05);	# its window updates
+		$answered{$_->{id}} = 1 for grep { $_->{type} == H2_HEADERS ||
+			$_->{type} == H2_RST } @$f;
+	};
+	$feed->() for 1 .. 30;	# a program a second old may be cut
+	my $v = MrhttpdAttack::connect_from('127.0.0.2', '127.0.0.1', $ts->port)
+		or die "connect: $!";
+	http_send($v, "GET /cgi-bin/cookie.sh HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	$v->blocking(0);
+	my ($resp, $t0) = ('', time);
+	while (time < $t0 + 8) {
+		$sent < 80 ? $feed->() : sleep 0.05;
+		my $n = sysread($v, my $b, 4096);
+		last if defined $n && $n == 0;
+		$resp .= $b if $n;
+	}
+	like($resp, qr{\AHTTP/1\.1 200 }, sprintf('CGI_MAX=2 held by one HTTP/2 client\'s '
+		. 'flowing uploads, its window at zero: another address is served (%.1f s)',
+		time - $t0)) or diag(substr($resp, 0, 200));
+	close $_ for $c, $v;
 	$ts->stop;
 }
 
