@@ -102,8 +102,8 @@ static struct cgi *cgi_list;
  * more than its own (cgi_cuttable) whose output has waited
  * CGI_OUT_STALL_MS for its client, or whose body, however fast it flows,
  * is being waited for (503): replies read and uploads sent at a modest
- * pace must not keep one address's every place from the others.  It looks again each CGI_CUT_EVERY_MS of the first second of
- * its wait.  All under cgi_wait_lock, which is taken before an HTTP/2
+ * pace must not keep one address's every place from the others.  It
+ * looks again each CGI_CUT_EVERY_MS of the first second of its wait.  All under cgi_wait_lock, which is taken before an HTTP/2
  * connection's h_lock and peer.c's, never after.
  */
 struct place_wait {

@@ -1008,16 +1008,20 @@ h2s_borrow(struct h2s *s, const struct response *rs)
 
 static int	h2_post(struct h2s *, struct reply *, struct response *, int);
 
-/* The lines of a response's fields. */
-static size_t
-h2_lines(const struct buf *f)
+/* Has a response more field lines than h2_submit's table takes?  A
+ * line is 4 bytes at least ("x:\r\n"): the usual response, shorter than
+ * that many of them, is not counted. */
+static int
+h2_too_many(const struct buf *f)
 {
 	const char *p;
 	size_t n = 0;
 
-	for (p = f->b_start; p != NULL && p < f->b_p; p++)
+	if (buf_len(f) <= 4 * (H2_NV - 6))
+		return 0;
+	for (p = f->b_start; p < f->b_p; p++)
 		n += *p == '\n';
-	return n;
+	return n > H2_NV - 6;
 }
 
 /* p_respond: a handler's response on its stream. */
@@ -1035,7 +1039,7 @@ h2_respond(struct conn *c, struct request *r, struct reply *rp,
 	/* nph-: a message of its own, HTTP/1 only; more fields than
 	 * h2_submit takes (a program's; HTTP/1 takes them): both a 502, not
 	 * a reset stream */
-	if (rs->rs_raw || h2_lines(&rs->rs_fields) > H2_NV - 6)
+	if (rs->rs_raw || h2_too_many(&rs->rs_fields))
 		return response_error(c, r, rp, 502);
 	if (s->s_thread)
 		return h2_post(s, rp, rs, body);

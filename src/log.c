@@ -181,7 +181,47 @@ log_open(const char *prefix, uid_t owner)
 	return 0;
 }
 
-static const char *iso_time(void);
+/* "22/Nov/2026:03:04:05 +0000", cached per thread; 26 bytes. */
+static const char *
+clf_time(void)
+{
+	static __thread time_t cached = -1;
+	static __thread char buf[27];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (now != cached) {
+		time_utc(now, &tm);
+		snprintf(buf, sizeof(buf), "%02u/%.3s/%04u:%02u:%02u:%02u +0000",
+		    (unsigned)tm.tm_mday % 100, month_names + 3 * tm.tm_mon,
+		    (unsigned)(tm.tm_year + 1900) % 10000,
+		    (unsigned)tm.tm_hour % 100, (unsigned)tm.tm_min % 100,
+		    (unsigned)tm.tm_sec % 100);
+		cached = now;
+	}
+	return buf;
+}
+
+/* ISO 8601 UTC time for message lines, cached per thread; 20 bytes. */
+static const char *
+iso_time(void)
+{
+	static __thread time_t cached = -1;
+	static __thread char buf[21];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (now != cached) {
+		time_utc(now, &tm);
+		snprintf(buf, sizeof(buf), "%04u-%02u-%02uT%02u:%02u:%02uZ",
+		    (unsigned)(tm.tm_year + 1900) % 10000,
+		    (unsigned)(tm.tm_mon + 1) % 100, (unsigned)tm.tm_mday % 100,
+		    (unsigned)tm.tm_hour % 100, (unsigned)tm.tm_min % 100,
+		    (unsigned)tm.tm_sec % 100);
+		cached = now;
+	}
+	return buf;
+}
 
 static ssize_t
 log_put(const char *buf, size_t n)
@@ -229,48 +269,6 @@ log_write(const char *buf, size_t n)
 	buf_uint(&b, (unsigned)lost);
 	buf_lit(&b, " log lines lost: the log did not take them in time\n");
 	(void)log_out(line, buf_len(&b));
-}
-
-/* "22/Nov/2026:03:04:05 +0000", cached per thread; 26 bytes. */
-static const char *
-clf_time(void)
-{
-	static __thread time_t cached = -1;
-	static __thread char buf[27];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (now != cached) {
-		time_utc(now, &tm);
-		snprintf(buf, sizeof(buf), "%02u/%.3s/%04u:%02u:%02u:%02u +0000",
-		    (unsigned)tm.tm_mday % 100, month_names + 3 * tm.tm_mon,
-		    (unsigned)(tm.tm_year + 1900) % 10000,
-		    (unsigned)tm.tm_hour % 100, (unsigned)tm.tm_min % 100,
-		    (unsigned)tm.tm_sec % 100);
-		cached = now;
-	}
-	return buf;
-}
-
-/* ISO 8601 UTC time for message lines, cached per thread; 20 bytes. */
-static const char *
-iso_time(void)
-{
-	static __thread time_t cached = -1;
-	static __thread char buf[21];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (now != cached) {
-		time_utc(now, &tm);
-		snprintf(buf, sizeof(buf), "%04u-%02u-%02uT%02u:%02u:%02uZ",
-		    (unsigned)(tm.tm_year + 1900) % 10000,
-		    (unsigned)(tm.tm_mon + 1) % 100, (unsigned)tm.tm_mday % 100,
-		    (unsigned)tm.tm_hour % 100, (unsigned)tm.tm_min % 100,
-		    (unsigned)tm.tm_sec % 100);
-		cached = now;
-	}
-	return buf;
 }
 
 /*

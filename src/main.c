@@ -183,6 +183,12 @@ detach(void)
 	return p[1];
 }
 
+/* kernel headers before Linux 5.9 (old firmware SDKs) name no
+ * close_range: syscall(-1) fails with ENOSYS, and the loop closes */
+#ifndef SYS_close_range
+#define SYS_close_range (-1)
+#endif
+
 /*
  * Closes every descriptor but 0-2 that the server was started with (an
  * init script's lock, say), once, before anything of ours is opened:
@@ -191,12 +197,6 @@ detach(void)
  * CGI program got it).  Before 5.9, up to the hard limit (65,536 closes
  * at most).
  */
-/* kernel headers before Linux 5.9 (old firmware SDKs) name no
- * close_range: syscall(-1) fails with ENOSYS, and the loop closes */
-#ifndef SYS_close_range
-#define SYS_close_range (-1)
-#endif
-
 static void
 close_inherited(void)
 {

@@ -341,13 +341,13 @@ upload_put(struct conn *c, struct request *r, struct reply *rp)
 	struct stat st;
 	int dfd, fd, status = 0, existed;
 
-	/* a body to read, the disk to wait for: never on the turn */
-	if (server_yield() != 0)
-		return response_error(c, r, rp, 503);
 	/* a part of the file (RFC 9110 14.5): we write whole files, and
 	 * taking the part for the whole would cut the file to it */
 	if (request_find(r, "Content-Range", 13) != NULL)
 		return response_error(c, r, rp, 400);
+	/* a body to read, the disk to wait for: never on the turn */
+	if (server_yield() != 0)
+		return response_error(c, r, rp, 503);
 	if (CONFIG_PUT_MAX_BODY >= 0) {
 		if (r->req_clen > CONFIG_PUT_MAX_BODY)
 			return response_error(c, r, rp, 413);
